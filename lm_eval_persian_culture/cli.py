@@ -1,0 +1,49 @@
+"""``lm-eval-persian``: lm-eval's own CLI with the pack's tasks added to its index.
+
+Every lm-eval subcommand and flag (run / ls / validate, the legacy form without a
+subcommand, a user's own ``--include_path``) works unchanged, because this wrapper
+only widens the include path of every ``TaskManager`` lm-eval builds, then hands
+control to lm-eval's own ``cli_evaluate``. One extra subcommand, ``tasks-dir``,
+prints the folder for users who keep the plain ``lm_eval`` command.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+from lm_eval_persian_culture import tasks_dir
+from lm_eval_persian_culture.harness import with_pack_path
+
+
+def install_pack_into_task_manager() -> None:
+    """Make every ``lm_eval.tasks.TaskManager(...)`` also index the pack (idempotent)."""
+    from lm_eval.tasks import manager
+
+    cls = manager.TaskManager
+    if getattr(cls.__init__, "_persian_culture_patched", False):
+        return
+    original = cls.__init__
+
+    @functools.wraps(original)
+    def __init__(self, *args, include_path=None, **kwargs):
+        original(self, *args, include_path=with_pack_path(include_path), **kwargs)
+
+    __init__._persian_culture_patched = True
+    cls.__init__ = __init__
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["tasks-dir"]:
+        print(tasks_dir())
+        return
+    install_pack_into_task_manager()
+    from lm_eval.__main__ import cli_evaluate
+
+    sys.argv = ["lm-eval-persian", *argv]
+    cli_evaluate()
+
+
+if __name__ == "__main__":
+    main()

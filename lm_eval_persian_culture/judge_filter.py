@@ -1,0 +1,129 @@
+"""The judge inside lm-eval: configured at dataset load, run as a ``custom`` filter.
+
+lm-eval calls a task's ``custom_dataset`` before the model generates anything, with
+``--model_args`` and ``--metadata`` merged into its kwargs: :func:`prepare_judge` checks
+the judge configuration there (so a missing judge fails fast) and remembers it. After
+generation, lm-eval hands the ``custom`` filter every reply of the task at once:
+:func:`run_judge` judges them in one concurrent, cached batch and returns, per sample,
+a record that lm-eval logs as ``filtered_resps`` (reply, verdict, judge's raw answer).
+State lives here, in the installed package, because task ``utils.py`` files are
+re-executed for every YAML.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import logging
+import os
+import sys
+from typing import Callable, Mapping, Sequence
+
+from lm_eval_persian_culture.judge import (
+    Judge,
+    JudgeConfigError,
+    JudgeSettings,
+    check_not_self_judge,
+)
+
+logger = logging.getLogger("lm_eval_persian_culture")
+
+NO_JUDGE_MESSAGE = (
+    "This task is scored by an LLM judge, and none is configured. Set one with\n"
+    "  --metadata '{\"judge_model\": \"gpt-4\"}'   (the paper's judge; key read from $OPENAI_API_KEY)\n"
+    "or any OpenAI-compatible server:\n"
+    "  --metadata '{\"judge_model\": \"<name>\", \"judge_base_url\": \"http://127.0.0.1:8000/v1\"}'\n"
+    "or the env vars PERSIAN_CULTURE_JUDGE_MODEL / PERSIAN_CULTURE_JUDGE_BASE_URL.\n"
+    "To only generate (no scores), pass --metadata '{\"judge_model\": \"none\"}' or --predict_only."
+)
+
+_active: JudgeSettings | None = None
+_judges: dict[str, Judge] = {}
+
+
+def prepare_judge(settings: Mapping | None) -> JudgeSettings:
+    """Validate the judge configuration from a task's kwargs and make it the active one."""
+    global _active
+    settings = dict(settings or {})
+    js = JudgeSettings.from_settings(settings)
+    if js is None:
+        raise JudgeConfigError(NO_JUDGE_MESSAGE)
+    if not js.disabled:
+        check_not_self_judge(js, settings)
+        if js.base_url is None and not os.environ.get(js.api_key_env):
+            raise JudgeConfigError(
+                f"judge_model={js.model!r} talks to the OpenAI API, but ${js.api_key_env} is not set. "
+                "Export the key in that variable (never put it in --metadata: metadata is written "
+                "into the results), or set judge_base_url for a local OpenAI-compatible server."
+            )
+    _active = js
+    return js
+
+
+def _judge_for(js: JudgeSettings) -> Judge:
+    key = repr(sorted(js.public_dict().items()))
+    if key not in _judges:
+        _judges[key] = Judge(js)
+    return _judges[key]
+
+
+def template_id(name: str, template: str) -> str:
+    """Stable id of a judge prompt template: its name plus a hash of its text."""
+    return f"{name}:{hashlib.sha256(template.encode('utf-8')).hexdigest()[:16]}"
+
+
+def run_judge(
+    resps: Sequence[Sequence[str]],
+    docs: Sequence[dict],
+    build_prompt: Callable[[dict, str], str],
+    template_id: str,
+) -> list[dict]:
+    """Judge every reply of a task; one record per doc, in order."""
+    js = _active or prepare_judge({})
+    replies = [r[0] if isinstance(r, (list, tuple)) else r for r in resps]
+    if js.disabled:
+        return [
+            {"response": reply, "verdict": None, "judge_raw": None, "judge_error": "judge disabled"}
+            for reply in replies
+        ]
+    judge = _judge_for(js)
+    prompts = [build_prompt(doc, reply) for doc, reply in zip(docs, replies)]
+    results = judge.judge_many(prompts, template_id=template_id, desc=f"judge ({js.model})")
+    logger.info("judge usage so far: %s", judge.usage.summary())
+    judge.check_error_rate(results)
+    return [
+        {
+            "response": reply,
+            "verdict": None if res.verdict is None else ("yes" if res.verdict else "no"),
+            "judge_raw": res.raw,
+            "judge_error": res.error,
+            "judge_cached": res.cached,
+        }
+        for reply, res in zip(replies, results)
+    ]
+
+
+def judged_metrics(
+    doc: dict,
+    record: dict,
+    metric_names: Sequence[str],
+    topics: Sequence[str] = (),
+    group: str | None = None,
+) -> dict:
+    """Per-doc values for every metric of a judged task (all share one record)."""
+    verdict = record.get("verdict")
+    value = {
+        "verdict": None if verdict is None else int(verdict == "yes"),
+        "topics": [t.strip() for t in topics],
+        "group": group,
+        "pair": doc.get("pair_id"),
+    }
+    return {name: value for name in metric_names}
+
+
+@atexit.register
+def _print_usage_at_exit() -> None:
+    """Token usage and estimated cost at the end of the run, once, for every judge used."""
+    for judge in _judges.values():
+        if judge.usage.requests_sent or judge.usage.cache_hits:
+            print(f"[lm-eval-persian] judge {judge.settings.model}: {judge.usage.summary()}", file=sys.stderr)

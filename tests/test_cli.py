@@ -1,0 +1,103 @@
+"""The three ways into the pack: the lm-eval-persian wrapper, --include_path, the Python API."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import lm_eval_persian_culture as pack
+from lm_eval_persian_culture.harness import with_pack_path
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def run_cli(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
+    env = {**os.environ, "LMEVAL_LOG_LEVEL": "WARNING"}
+    return subprocess.run(
+        [str(BIN / "lm-eval-persian"), *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
+
+
+def test_tasks_dir_is_the_installed_task_folder():
+    out = run_cli("tasks-dir")
+    assert out.returncode == 0, out.stderr
+    path = Path(out.stdout.strip())
+    assert path == pack.TASKS_DIR
+    assert (path / "taarof" / "taarof_expected.yaml").is_file()
+
+
+@pytest.fixture(scope="module")
+def listing() -> str:
+    out = run_cli("ls", "tasks")
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_ls_shows_pack_tasks_among_builtins(listing):
+    for name in ("taarof_expected", "taarof_non_taarof", "hellaswag", "arc_easy"):
+        assert f" {name} " in listing or f"|{name}" in listing or name in listing.split(), name
+
+
+def test_validate_every_pack_task():
+    from lm_eval_persian_culture.catalogue import pack_task_names
+
+    names = pack_task_names()
+    assert {"taarof", "taarof_expected", "taarof_non_taarof", "persian_culture"} <= set(names)
+    out = run_cli("validate", "--tasks", ",".join(names))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "All tasks found and valid" in out.stdout
+
+
+def test_user_include_path_is_still_honoured(tmp_path):
+    (tmp_path / "my_task.yaml").write_text(
+        "task: my_own_task\ndataset_path: json\noutput_type: generate_until\n"
+        "test_split: test\ndoc_to_text: x\ndoc_to_target: y\n"
+    )
+    out = run_cli("validate", "--tasks", "my_own_task,taarof_expected", "--include_path", str(tmp_path))
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_include_path_list_puts_pack_first_once(tmp_path):
+    # The pack is indexed once however the user spells its folder, and a user's folder comes
+    # after it (lm-eval lets later paths override earlier ones).
+    paths = with_pack_path([str(tmp_path), pack.tasks_dir() + "/", os.pathsep.join(["/a", "/b"])])
+    assert paths == [pack.tasks_dir(), str(tmp_path), "/a", "/b"]
+    assert with_pack_path(None) == [pack.tasks_dir()]
+
+
+def test_no_double_index_when_lm_eval_discovers_entry_points(monkeypatch):
+    from lm_eval_persian_culture import harness
+
+    monkeypatch.setattr(harness, "lm_eval_discovers_entry_points", lambda: True)
+    assert harness.with_pack_path(None) is None
+    assert harness.with_pack_path(["/x", pack.tasks_dir()]) == ["/x"]
+
+
+def test_entry_point_is_declared():
+    from importlib.metadata import entry_points
+
+    eps = entry_points(group="lm_eval.tasks")
+    ep = next(e for e in eps if e.name == "persian_culture")
+    module = ep.load()
+    assert Path(module.__file__).parent == pack.TASKS_DIR
+
+
+def test_python_api_task_manager_finds_pack_tasks_without_builtins():
+    tm = pack.task_manager(include_defaults=False)
+    assert "taarof_expected" in tm.all_subtasks
+    assert "taarof" in tm.all_groups
+    assert "hellaswag" not in tm.all_tasks
+
+
+def test_plain_lm_eval_with_include_path(tmp_path):
+    env = {**os.environ, "LMEVAL_LOG_LEVEL": "WARNING"}
+    out = subprocess.run(
+        [str(BIN / "lm_eval"), "validate", "--tasks", "taarof_expected,taarof", "--include_path", pack.tasks_dir()],
+        capture_output=True, text=True, timeout=600, env=env,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
