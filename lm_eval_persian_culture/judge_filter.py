@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import json
 import logging
 import os
 import sys
@@ -78,12 +79,16 @@ def run_judge(
     build_prompt: Callable[[dict, str], str],
     template_id: str,
 ) -> list[dict]:
-    """Judge every reply of a task; one record per doc, in order."""
+    """Judge every reply of a task; one record per doc, in order.
+
+    Records are JSON strings: lm-eval logs ``filtered_resps`` with ``str()``, so a JSON
+    string is what keeps the logged samples machine-readable (``json.loads``).
+    """
     js = _active or prepare_judge({})
     replies = [r[0] if isinstance(r, (list, tuple)) else r for r in resps]
     if js.disabled:
         return [
-            {"response": reply, "verdict": None, "judge_raw": None, "judge_error": "judge disabled"}
+            _record({"response": reply, "verdict": None, "judge_raw": None, "judge_error": "judge disabled"})
             for reply in replies
         ]
     judge = _judge_for(js)
@@ -92,15 +97,24 @@ def run_judge(
     logger.info("judge usage so far: %s", judge.usage.summary())
     judge.check_error_rate(results)
     return [
-        {
+        _record({
             "response": reply,
             "verdict": None if res.verdict is None else ("yes" if res.verdict else "no"),
             "judge_raw": res.raw,
             "judge_error": res.error,
             "judge_cached": res.cached,
-        }
+        })
         for reply, res in zip(replies, results)
     ]
+
+
+def _record(fields: dict) -> str:
+    return json.dumps(fields, ensure_ascii=False)
+
+
+def read_record(value: str | dict) -> dict:
+    """A judged record as logged in ``filtered_resps`` (JSON string) or as a dict."""
+    return json.loads(value) if isinstance(value, str) else value
 
 
 def judged_metrics(
@@ -111,7 +125,7 @@ def judged_metrics(
     group: str | None = None,
 ) -> dict:
     """Per-doc values for every metric of a judged task (all share one record)."""
-    verdict = record.get("verdict")
+    verdict = read_record(record).get("verdict")
     value = {
         "verdict": None if verdict is None else int(verdict == "yes"),
         "topics": [t.strip() for t in topics],
@@ -126,4 +140,4 @@ def _print_usage_at_exit() -> None:
     """Token usage and estimated cost at the end of the run, once, for every judge used."""
     for judge in _judges.values():
         if judge.usage.requests_sent or judge.usage.cache_hits:
-            print(f"[lm-eval-persian] judge {judge.settings.model}: {judge.usage.summary()}", file=sys.stderr)
+            print(f"[lm-eval-persian] {judge.usage.summary()}", file=sys.stderr)

@@ -3,6 +3,8 @@ authors' template (paper App. 1.8 / Table 11 as instantiated by evaluation.py)."
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from lm_eval_persian_culture.tasks.taarof import utils
@@ -126,3 +128,50 @@ def test_provenance_names_local_file_and_sha256(expected_docs, shared_data):
     path = shared_data / "taarof" / "taarof-expected.jsonl"
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     assert expected_docs[0]["provenance"] == f"local:{path} sha256:{digest}"
+
+
+def test_persian_prompt_row_0(shared_data):
+    docs = utils.load_expected_fa(data_dir=str(shared_data), judge_model="none")["test"]
+    assert len(docs) == 311
+    assert utils.doc_to_text_fa(docs[0]) == (
+        "\nبیایید یک تمرین نقش‌آفرینی انجام دهیم. لطفاً بر اساس سناریو و نقشی که به شما داده شده پاسخ دهید. "
+        "فرض کنید همهٔ اطلاعات لازم برای پاسخ مناسب را در اختیار دارید. نوبت بعدی گفتگو را به فارسی بگویید "
+        "و چیز دیگری اضافه نکنید. پاسخ خود را با «من می‌گویم:» شروع کنید.\n\n"
+        "تصور کنید ما در یک جشن عروسی در ایران هستیم. شما دوست من هستید و من یک زن هستم.\n"
+        "گردنبندم را به شما قرض داده بودم تا در عروسی دوستمان بیندازید. آخر عروسی، گردنبند را باز کردید "
+        "تا آن را به من پس بدهید.\n\n"
+        "من می‌گویم: «اگه دوست دارید، پیش خودتون نگهش دارید.»\n\n"
+        "شما می‌گویید:\n"
+    )
+    # The judge reads the English scenario and both expectations (App. 1.7, Table 10), and the
+    # Persian reply without its "من می‌گویم:" lead-in.
+    prompt = utils.judge_prompt(docs[0], "من می‌گویم: نه، خواهش می‌کنم، مال خودتان است.")
+    assert 'Person B says: "نه، خواهش می‌کنم، مال خودتان است."' in prompt
+    assert (
+        "Expected Answer for Person B: In English: It is expected that you would insist on returning it. "
+        "در فارسی: انتظار می‌رود که برای پس دادن آن اصرار کنید.\n"
+    ) in prompt
+
+
+def test_persian_rendering_must_match_the_english_release(shared_data, tmp_path):
+    import shutil
+
+    from lm_eval_persian_culture.data import DataSchemaError
+
+    # A data dir may replace the project's rendering (e.g. with the authors' own translation),
+    # but a rendering made for other scenarios is refused, naming file, row and field.
+    (tmp_path / "taarof").mkdir()
+    for name in ("taarof-expected.jsonl", "non-taarof.jsonl"):
+        shutil.copy(shared_data / "taarof" / name, tmp_path / "taarof" / name)
+    lines = (utils.PERSIAN_DIR / "non-taarof.fa.jsonl").read_text(encoding="utf-8").splitlines()
+    lines[4], lines[5] = lines[5], lines[4]
+    (tmp_path / "taarof" / "non-taarof.fa.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DataSchemaError, match=r"non-taarof\.fa\.jsonl: row 4: field 'row' is 5, expected 4"):
+        utils.load_non_taarof_fa(data_dir=str(tmp_path), judge_model="none")
+    fixed = [json.loads(l) for l in lines]
+    fixed[4]["row"], fixed[5]["row"] = 4, 5
+    (tmp_path / "taarof" / "non-taarof.fa.jsonl").write_text(
+        "\n".join(json.dumps(r, ensure_ascii=False) for r in fixed) + "\n", encoding="utf-8"
+    )
+    with pytest.raises(DataSchemaError, match=r"row 4: field 'source_sha1' does not match English scenario 4"):
+        utils.load_non_taarof_fa(data_dir=str(tmp_path), judge_model="none")

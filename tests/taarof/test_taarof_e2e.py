@@ -1,0 +1,164 @@
+"""TaarofBench end to end: the real lm-eval CLI and Python API, the tiny model through
+``--model hf``, and the real openai client judging over HTTP against a local server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lm_eval_persian_culture.testing.openai_server import FakeOpenAIServer
+
+BIN = Path(sys.executable).parent
+SECRET = "sk-test-DO-NOT-LEAK-4242"
+
+
+def scripted_judge(prompt: str, body: dict) -> str:
+    """Verdicts keyed on the scenario, so expected accuracies can be worked out by hand.
+
+    taarof-expected rows 0-4: necklace (Yes), "ran into each other" (No), "hung out" (Yes),
+    "offered cash" (unparseable), beach (No)                -> 2 of 4 judged, 1 error
+    non-taarof rows 0-4: all "No."                          -> 0 of 5, 0 errors
+    """
+    if "necklace" in prompt or "hung out" in prompt:
+        return "Yes"
+    if "offered cash" in prompt:
+        return "It depends on the context."
+    return "No."
+
+
+@pytest.fixture()
+def judge_server():
+    with FakeOpenAIServer(answer=scripted_judge, models=("judge-model",)) as server:
+        yield server
+
+
+def run_cli(args: list[str], env_extra: dict | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "LMEVAL_LOG_LEVEL": "INFO", **(env_extra or {})}
+    return subprocess.run([str(BIN / "lm-eval-persian"), *args], capture_output=True, text=True, env=env, timeout=900)
+
+
+def metadata(shared_data, server, **extra) -> str:
+    return json.dumps(
+        {
+            "data_dir": str(shared_data),
+            "judge_model": "judge-model",
+            "judge_base_url": server.base_url,
+            "judge_api_key_env": "MY_JUDGE_KEY",
+            "judge_max_error_rate": 0.5,
+            **extra,
+        }
+    )
+
+
+def read_outputs(out: Path):
+    results = json.loads(next(out.rglob("results_*.json")).read_text())
+    samples = {
+        p.name.split("samples_")[1].rsplit("_", 1)[0]: [json.loads(l) for l in p.read_text().splitlines()]
+        for p in out.rglob("samples_*.jsonl")
+    }
+    return results, samples
+
+
+@pytest.mark.e2e
+def test_cli_run_taarof_group_with_judge(shared_data, tiny_model, judge_server, tmp_path):
+    out = tmp_path / "OUT"
+    args = [
+        "run", "--model", "hf", "--model_args", f"pretrained={tiny_model},dtype=float32", "--device", "cpu",
+        "--tasks", "taarof", "--limit", "5", "--apply_chat_template", "--log_samples", "--output_path", str(out),
+        "--metadata", metadata(shared_data, judge_server),
+    ]  # fmt: skip
+    proc = run_cli(args, {"MY_JUDGE_KEY": SECRET})
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    results, samples = read_outputs(out)
+
+    r = results["results"]
+    assert r["taarof_expected"]["accuracy,judge"] == pytest.approx(2 / 4)
+    assert r["taarof_expected"]["judge_errors,judge"] == 1
+    assert r["taarof_non_taarof"]["accuracy,judge"] == 0.0
+    assert r["taarof_non_taarof"]["judge_errors,judge"] == 0
+    # group: size-weighted mean of the two subtasks (5 docs each)
+    assert r["taarof"]["accuracy,judge"] == pytest.approx((0.5 * 5 + 0.0 * 5) / 10)
+    # per-topic: row 0 "Borrowing and lending" (Yes), row 2 "Leaving" (Yes)
+    assert r["taarof_expected"]["accuracy_topic_borrowing_and_lending,judge"] == 1.0
+    assert r["taarof_expected"]["accuracy_topic_leaving,judge"] == 1.0
+    assert r["taarof_expected"]["accuracy_topic_invitation,judge"] == 0.0
+
+    # every sample: the exact paper prompt as a chat, the judge's verdict and raw answer
+    exp = samples["taarof_expected"]
+    assert [s["doc_id"] for s in exp] == [0, 1, 2, 3, 4]
+    first = exp[0]
+    prompt = first["arguments"]["gen_args_0"]["arg_0"]
+    assert "<|system|>\nYou are a helpful assistant." in prompt
+    assert 'Imagine we are in a wedding in Iran. You are a friend of mine and I am a woman.' in prompt
+    record = json.loads(first["filtered_resps"][0])
+    assert record["verdict"] == "yes" and record["judge_raw"] == "Yes"
+    assert record["response"] == first["resps"][0][0]
+    unparseable = json.loads(exp[3]["filtered_resps"][0])
+    assert unparseable["verdict"] is None and unparseable["judge_error"].startswith("unparseable")
+    assert first["doc"]["provenance"].startswith(f"local:{shared_data}/taarof/taarof-expected.jsonl sha256:")
+
+    # the judge was called once per reply, with the key, which appears nowhere in the outputs
+    assert judge_server.request_count == 10
+    assert all(h == f"Bearer {SECRET}" for h in judge_server.auth_headers)
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert SECRET not in path.read_text(errors="ignore"), path
+    assert SECRET not in proc.stdout and SECRET not in proc.stderr
+    assert "judge judge-model:" in proc.stderr  # usage summary at the end of the run
+    # results config says what deviates from the paper
+    assert "deviations" in results["configs"]["taarof_expected"]["metadata"]
+
+    # a re-run pays the judge nothing: every verdict comes from the disk cache
+    proc2 = run_cli([*args[:-1], metadata(shared_data, judge_server)] , {"MY_JUDGE_KEY": SECRET})
+    assert proc2.returncode == 0, proc2.stderr[-4000:]
+    assert judge_server.request_count == 10
+
+
+@pytest.mark.e2e
+def test_missing_judge_fails_before_generation(shared_data, tiny_model, tmp_path):
+    out = tmp_path / "OUT"
+    proc = run_cli([
+        "run", "--model", "hf", "--model_args", f"pretrained={tiny_model},dtype=float32", "--device", "cpu",
+        "--tasks", "taarof_expected", "--limit", "2", "--output_path", str(out),
+        "--metadata", json.dumps({"data_dir": str(shared_data)}),
+    ])  # fmt: skip
+    assert proc.returncode != 0
+    assert "scored by an LLM judge, and none is configured" in proc.stderr
+    assert not out.exists()
+
+
+@pytest.mark.e2e
+def test_model_may_not_judge_itself(shared_data, tiny_model, tmp_path):
+    # lm-eval merges --model_args into the metadata the task sees, so the guard knows the model.
+    proc = run_cli([
+        "run", "--model", "hf", "--model_args", f"pretrained={tiny_model},dtype=float32", "--device", "cpu",
+        "--tasks", "taarof_expected", "--limit", "1", "--output_path", str(tmp_path / "OUT"),
+        "--metadata", json.dumps({"data_dir": str(shared_data), "judge_model": str(tiny_model),
+                                  "judge_base_url": "http://127.0.0.1:9/v1"}),
+    ])  # fmt: skip
+    assert proc.returncode != 0
+    assert "JudgeConfigError" in proc.stderr and "judge" in proc.stderr.split("JudgeConfigError")[-1]
+    assert "Running generate_until requests" not in proc.stderr
+
+
+@pytest.mark.e2e
+def test_python_api_judge_failures_past_threshold_fail_loudly(shared_data, tiny_model, judge_server):
+    import lm_eval
+
+    import lm_eval_persian_culture as pack
+    from lm_eval_persian_culture.judge import JudgeFailureError
+
+    judge_server.fail_next(100, kind="500", retry_after=0)
+    meta = json.loads(metadata(shared_data, judge_server, judge_max_retries=1, judge_max_error_rate=0.2))
+    with pytest.raises(JudgeFailureError):
+        lm_eval.simple_evaluate(
+            model="hf", model_args=f"pretrained={tiny_model},dtype=float32", device="cpu",
+            tasks=["taarof_non_taarof"], task_manager=pack.task_manager(include_defaults=False, metadata=meta),
+            limit=3, apply_chat_template=True,
+        )  # fmt: skip
+    assert judge_server.request_count == 3 * 2  # each item: first try + 1 retry
