@@ -10,6 +10,7 @@ prints the folder for users who keep the plain ``lm_eval`` command.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 
 from lm_eval_persian_culture import tasks_dir
@@ -38,6 +39,10 @@ def main(argv: list[str] | None = None) -> None:
     if argv[:1] == ["tasks-dir"]:
         print(tasks_dir())
         return
+    if "--predict_only" in argv or "-x" in argv:
+        # Generation only: judged tasks log their samples unscored instead of demanding a
+        # judge. An explicit judge_model in --metadata still wins.
+        os.environ.setdefault("PERSIAN_CULTURE_JUDGE_MODEL", "none")
     install_pack_into_task_manager()
     from lm_eval.__main__ import cli_evaluate
 

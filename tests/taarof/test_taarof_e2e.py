@@ -162,3 +162,27 @@ def test_python_api_judge_failures_past_threshold_fail_loudly(shared_data, tiny_
             limit=3, apply_chat_template=True,
         )  # fmt: skip
     assert judge_server.request_count == 3 * 2  # each item: first try + 1 retry
+
+
+@pytest.mark.e2e
+def test_predict_only_generates_and_logs_the_paper_prompt_without_a_judge(shared_data, tiny_model, tmp_path):
+    """The foundation's acceptance command (plus --predict_only, since scoring needs a judge)."""
+    out = tmp_path / "OUT"
+    proc = run_cli(
+        ["run", "--model", "hf", "--model_args", f"pretrained={tiny_model},dtype=float32", "--device", "cpu",
+         "--tasks", "taarof", "--limit", "5", "--log_samples", "--output_path", str(out), "--predict_only"],
+        {"PERSIAN_CULTURE_DATA_DIR": str(shared_data)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    _, samples = read_outputs(out)
+    assert sorted(samples) == ["taarof_expected", "taarof_non_taarof"]
+    from lm_eval_persian_culture.tasks.taarof import utils
+
+    for name, loader in (("taarof_expected", utils.load_expected), ("taarof_non_taarof", utils.load_non_taarof)):
+        docs = loader(data_dir=str(shared_data), judge_model="none")["test"]
+        assert len(samples[name]) == 5
+        for s in samples[name]:
+            # no chat template: lm-eval glues the system prompt (description) to the paper prompt
+            expected = "You are a helpful assistant." + utils.doc_to_text(docs[s["doc_id"]])
+            assert s["arguments"]["gen_args_0"]["arg_0"] == expected
+            assert json.loads(s["filtered_resps"][0])["judge_error"] == "judge disabled"
