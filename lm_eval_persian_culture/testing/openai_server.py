@@ -1,0 +1,276 @@
+"""A scriptable OpenAI-compatible HTTP server (stdlib only) for tests and benchmarks.
+
+Lets the judge, and lm-eval's own API models, be exercised over real HTTP with the real
+``openai`` client: scripted answers, injected latency, and injected faults (429 with Retry-After,
+5xx, hangs past the client timeout, dropped connections) for the first k matching attempts.
+
+    with FakeOpenAIServer(answer=lambda prompt, body: "Yes", latency_s=0.01) as server:
+        server.fail_next(1, kind="429", match="scenario 7")
+        client = openai.OpenAI(base_url=server.base_url, api_key="EMPTY")
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+AnswerFn = Callable[[str, dict], str]
+
+
+def _always_yes(prompt: str, body: dict) -> str:
+    return "Yes"
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _text(content: Any) -> str:
+    """Message content as text; the list-of-parts form keeps only its text parts."""
+    if isinstance(content, list):
+        return " ".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content if isinstance(content, str) else ""
+
+
+@dataclass
+class _Fault:
+    kind: str  # an HTTP status ("429", "500", ...), "hang" or "drop"
+    remaining: int
+    match: str | None
+    retry_after: float | None
+    hang_s: float
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 512  # the default backlog of 5 drops SYNs under a burst of concurrent clients
+    fake: FakeOpenAIServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Clients hanging up mid-request (timeouts, injected drops) is expected here.
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+    disable_nagle_algorithm = True  # else headers and body, written apart, wait ~40 ms on delayed ACKs
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: tests and benchmarks fire thousands of requests."""
+
+    def _send_json(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _drop(self) -> None:
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def do_GET(self) -> None:
+        fake = self.server.fake
+        path = self.path.split("?")[0].rstrip("/")
+        if path.endswith("/models"):
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models]
+            self._send_json(200, {"object": "list", "data": data})
+        elif path.endswith("/health"):
+            self._send_json(200, {"status": "ok"})
+        else:
+            self._send_json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
+
+    def do_POST(self) -> None:
+        fake = self.server.fake
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        path = self.path.split("?")[0].rstrip("/")
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self._send_json(400, {"error": {"message": "invalid JSON body", "type": "invalid_request_error"}})
+            return
+        if path.endswith("/chat/completions"):
+            user = [_text(m.get("content")) for m in body.get("messages", []) if m.get("role") == "user"]
+            prompts = [user[-1] if user else ""]
+            prompt_words = sum(_words(_text(m.get("content"))) for m in body.get("messages", []))
+        elif path.endswith("/completions"):
+            prompt = body.get("prompt", "")
+            prompts = [str(p) for p in prompt] if isinstance(prompt, list) else [str(prompt)]
+            prompt_words = sum(_words(p) for p in prompts)
+        else:
+            self._send_json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
+            return
+
+        fault = fake._record(body, self.headers.get("Authorization"), prompts)
+        if fault is not None:
+            self._inject(fault)
+            return
+        if fake.latency_s > 0:
+            fake._closing.wait(fake.latency_s)
+        try:
+            answers = [fake.answer(p, body) for p in prompts]
+        except Exception as err:  # a broken answer script should surface in the test, not hang it
+            self._send_json(500, {"error": {"message": f"answer function failed: {err!r}", "type": "server_error"}})
+            return
+
+        completion_words = sum(_words(a) for a in answers)
+        if path.endswith("/chat/completions"):
+            obj = "chat.completion"
+            choices = [
+                {"index": 0, "message": {"role": "assistant", "content": answers[0]}, "finish_reason": "stop", "logprobs": None}
+            ]
+        else:
+            obj = "text_completion"
+            choices = [
+                {"index": i, "text": a, "finish_reason": "stop", "logprobs": None} for i, a in enumerate(answers)
+            ]
+        self._send_json(
+            200,
+            {
+                "id": f"fake-{uuid.uuid4().hex[:12]}",
+                "object": obj,
+                "created": int(time.time()),
+                "model": body.get("model") or fake.models[0],
+                "choices": choices,
+                "usage": {
+                    "prompt_tokens": prompt_words,
+                    "completion_tokens": completion_words,
+                    "total_tokens": prompt_words + completion_words,
+                },
+            },
+        )
+
+    def _inject(self, fault: _Fault) -> None:
+        if fault.kind == "drop":
+            self._drop()
+        elif fault.kind == "hang":
+            self.server.fake._closing.wait(fault.hang_s)
+            self._drop()
+        else:
+            status = int(fault.kind)
+            headers = {} if fault.retry_after is None else {"Retry-After": f"{fault.retry_after:g}"}
+            error = {"message": f"injected HTTP {status}", "type": "fake_fault", "code": str(status)}
+            self._send_json(status, {"error": error}, headers)
+
+
+class FakeOpenAIServer:
+    """OpenAI-compatible server on 127.0.0.1 (ephemeral port by default), started on construction."""
+
+    def __init__(
+        self,
+        answer: AnswerFn | None = None,
+        latency_s: float = 0.0,
+        models: Sequence[str] = ("fake-judge",),
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.answer: AnswerFn = answer or _always_yes
+        self.latency_s = latency_s
+        self.models = list(models)
+        self.requests: list[dict] = []  # every POSTed body, faulted attempts included
+        self.auth_headers: list[str | None] = []
+        self._prompts: list[list[str]] = []
+        self._faults: list[_Fault] = []
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._httpd = _Server((host, port), _Handler)
+        self._httpd.fake = self
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    @property
+    def request_count(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    def requests_matching(self, substring: str) -> int:
+        """How many attempts (faulted ones included) carried a prompt containing ``substring``."""
+        with self._lock:
+            return sum(any(substring in p for p in prompts) for prompts in self._prompts)
+
+    def fail_next(
+        self,
+        n: int,
+        kind: str | int = "429",
+        match: str | None = None,
+        retry_after: float | None = 0.0,
+        hang_s: float = 30.0,
+    ) -> None:
+        """Make the next ``n`` attempts whose prompt contains ``match`` (any, if None) fail.
+
+        kind: an HTTP status ("429", "500", "503", ...; sent with ``Retry-After: retry_after`` unless
+        it is None), "hang" (no answer for ``hang_s`` seconds, then the socket is closed) or "drop"
+        (socket closed without any response).
+        """
+        kind = str(kind)
+        if kind not in ("hang", "drop") and not (kind.isdigit() and 400 <= int(kind) <= 599):
+            raise ValueError(f"unknown fault kind {kind!r}: use an HTTP error status, 'hang' or 'drop'")
+        with self._lock:
+            self._faults.append(_Fault(kind, n, match, retry_after, hang_s))
+
+    def _record(self, body: dict, auth: str | None, prompts: list[str]) -> _Fault | None:
+        """Log the attempt and consume the first fault that applies to it, atomically."""
+        with self._lock:
+            self.requests.append(body)
+            self.auth_headers.append(auth)
+            self._prompts.append(prompts)
+            for fault in self._faults:
+                if fault.remaining > 0 and (fault.match is None or any(fault.match in p for p in prompts)):
+                    fault.remaining -= 1
+                    return fault
+        return None
+
+    def close(self) -> None:
+        self._closing.set()  # wakes handlers sleeping in latency or hang faults
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join()
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Serve until Ctrl-C, answering every prompt with a fixed text (for manual lm-eval runs)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument("--answer", default="Yes", help="text returned for every prompt")
+    args = parser.parse_args(argv)
+    server = FakeOpenAIServer(answer=lambda prompt, body: args.answer, latency_s=args.latency, port=args.port)
+    print(f"serving on {server.base_url}", flush=True)
+    try:
+        server._thread.join()
+    except KeyboardInterrupt:
+        server.close()
+
+
+if __name__ == "__main__":
+    main()
