@@ -3,8 +3,9 @@
 Every lm-eval subcommand and flag (run / ls / validate, the legacy form without a
 subcommand, a user's own ``--include_path``) works unchanged, because this wrapper
 only widens the include path of every ``TaskManager`` lm-eval builds, then hands
-control to lm-eval's own ``cli_evaluate``. One extra subcommand, ``tasks-dir``,
-prints the folder for users who keep the plain ``lm_eval`` command.
+control to lm-eval's own ``cli_evaluate``. Two extra subcommands: ``tasks-dir`` prints
+the folder for users who keep the plain ``lm_eval`` command, ``report`` draws charts
+from results JSON.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["tasks-dir"]:
         print(tasks_dir())
+        return
+    if argv[:1] == ["report"]:
+        from lm_eval_persian_culture.report import main as report_main
+
+        report_main(argv[1:])
         return
     if "--predict_only" in argv or "-x" in argv:
         # Generation only: judged tasks log their samples unscored instead of demanding a
