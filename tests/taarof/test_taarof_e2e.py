@@ -55,6 +55,11 @@ def metadata(shared_data, server, **extra) -> str:
     )
 
 
+def read_outputs_latest(out: Path):
+    latest = max(out.rglob("results_*.json"), key=lambda p: p.name)
+    return json.loads(latest.read_text()), None
+
+
 def read_outputs(out: Path):
     results = json.loads(next(out.rglob("results_*.json")).read_text())
     samples = {
@@ -67,10 +72,14 @@ def read_outputs(out: Path):
 @pytest.mark.e2e
 def test_cli_run_taarof_group_with_judge(shared_data, tiny_model, judge_server, tmp_path):
     out = tmp_path / "OUT"
+    # transient faults the openai client must ride out: a rate limit, a 5xx, a hung request
+    judge_server.fail_next(1, kind="429", match="necklace", retry_after=0)
+    judge_server.fail_next(1, kind="500", match="hung out")
+    judge_server.fail_next(1, kind="hang", match="beach", hang_s=5)
     args = [
         "run", "--model", "hf", "--model_args", f"pretrained={tiny_model},dtype=float32", "--device", "cpu",
         "--tasks", "taarof", "--limit", "5", "--apply_chat_template", "--log_samples", "--output_path", str(out),
-        "--metadata", metadata(shared_data, judge_server),
+        "--metadata", metadata(shared_data, judge_server, judge_timeout=1.5),
     ]  # fmt: skip
     proc = run_cli(args, {"MY_JUDGE_KEY": SECRET})
     assert proc.returncode == 0, proc.stderr[-4000:]
@@ -102,8 +111,9 @@ def test_cli_run_taarof_group_with_judge(shared_data, tiny_model, judge_server, 
     assert unparseable["verdict"] is None and unparseable["judge_error"].startswith("unparseable")
     assert first["doc"]["provenance"].startswith(f"local:{shared_data}/taarof/taarof-expected.jsonl sha256:")
 
-    # the judge was called once per reply, with the key, which appears nowhere in the outputs
-    assert judge_server.request_count == 10
+    # one call per reply plus one retry per injected fault; the key was sent, and appears nowhere else
+    assert judge_server.request_count == 10 + 3
+    assert judge_server.requests_matching("necklace") == 2
     assert all(h == f"Bearer {SECRET}" for h in judge_server.auth_headers)
     for path in out.rglob("*"):
         if path.is_file():
@@ -114,9 +124,11 @@ def test_cli_run_taarof_group_with_judge(shared_data, tiny_model, judge_server, 
     assert "deviations" in results["configs"]["taarof_expected"]["metadata"]
 
     # a re-run pays the judge nothing: every verdict comes from the disk cache
-    proc2 = run_cli([*args[:-1], metadata(shared_data, judge_server)] , {"MY_JUDGE_KEY": SECRET})
+    proc2 = run_cli(args, {"MY_JUDGE_KEY": SECRET})
     assert proc2.returncode == 0, proc2.stderr[-4000:]
-    assert judge_server.request_count == 10
+    assert judge_server.request_count == 13
+    results2, _ = read_outputs_latest(out)
+    assert results2["results"]["taarof"]["accuracy,judge"] == r["taarof"]["accuracy,judge"]
 
 
 @pytest.mark.e2e
@@ -186,3 +198,37 @@ def test_predict_only_generates_and_logs_the_paper_prompt_without_a_judge(shared
             expected = "You are a helpful assistant." + utils.doc_to_text(docs[s["doc_id"]])
             assert s["arguments"]["gen_args_0"]["arg_0"] == expected
             assert json.loads(s["filtered_resps"][0])["judge_error"] == "judge disabled"
+
+
+def gender_and_persian_judge(prompt: str, body: dict) -> str:
+    """Yes exactly when the user is a woman (gender pairs); Persian: بله for the necklace row."""
+    if "در فارسی" in prompt:
+        return "بله" if "necklace" in prompt else "خیر."
+    return "Yes" if "I am a woman" in prompt or "I am a female" in prompt else "No"
+
+
+@pytest.mark.e2e
+def test_gender_pairs_and_persian_condition_through_the_python_api(shared_data, tiny_model):
+    import lm_eval
+
+    import lm_eval_persian_culture as pack
+
+    with FakeOpenAIServer(answer=gender_and_persian_judge, models=("judge-model",)) as server:
+        meta = json.loads(metadata(shared_data, server))
+        tm = pack.task_manager(include_defaults=False, metadata=meta)
+        res = lm_eval.simple_evaluate(
+            model="hf", model_args=f"pretrained={tiny_model},dtype=float32", device="cpu",
+            tasks=["taarof_gender", "taarof_expected_fa"], task_manager=tm, limit=3,
+            apply_chat_template=True, log_samples=True,
+        )  # fmt: skip
+    # --limit 3 keeps pair 0 (row 0 "woman": F=Yes, M=No) and only the female half of pair 1
+    # (row 1 "man" flipped to "woman": Yes). The paired metrics use pair 0 alone; accuracy uses all 3.
+    g = res["results"]["taarof_gender"]
+    assert g["accuracy_female,judge"] == 1.0 and g["accuracy_male,judge"] == 0.0
+    assert g["gender_gap,judge"] == 1.0
+    assert g["accuracy,judge"] == pytest.approx(2 / 3)
+    # Persian rows 0-2: بله (necklace), خیر, خیر
+    assert res["results"]["taarof_expected_fa"]["accuracy,judge"] == pytest.approx(1 / 3)
+    fa = res["samples"]["taarof_expected_fa"][0]
+    assert "تصور کنید ما در یک جشن عروسی در ایران هستیم." in fa["arguments"][0][0]
+    assert json.loads(fa["filtered_resps"][0])["judge_raw"] == "بله"
