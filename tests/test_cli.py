@@ -101,3 +101,22 @@ def test_plain_lm_eval_with_include_path(tmp_path):
         capture_output=True, text=True, timeout=600, env=env,
     )  # fmt: skip
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_pack_and_builtin_tasks_resolve_in_one_command():
+    out = run_cli("validate", "--tasks", "taarof_expected,hellaswag,taarof")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "All tasks found and valid" in out.stdout
+
+
+@pytest.mark.e2e
+def test_legacy_form_without_subcommand(tiny_model, shared_data, tmp_path):
+    env_out = tmp_path / "OUT"
+    out = subprocess.run(
+        [str(BIN / "lm-eval-persian"), "--model", "hf", "--model_args", f"pretrained={tiny_model},dtype=float32",
+         "--device", "cpu", "--tasks", "taarof_non_taarof", "--limit", "1", "--predict_only", "--log_samples",
+         "--output_path", str(env_out), "--metadata", f'{{"data_dir": "{shared_data}"}}'],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert len(list(env_out.rglob("samples_taarof_non_taarof_*.jsonl"))) == 1
