@@ -1,0 +1,191 @@
+"""DivanBench's data schema: local copies, the hub mapping, and the errors for data that does not fit."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import datasets
+import pytest
+from divan_testlib import FIXTURES
+
+from lm_eval_persian_culture.data import DataNotFoundError, DataSchemaError
+from lm_eval_persian_culture.tasks.divan import core
+
+
+def _rows(name: str) -> list[dict]:
+    return [json.loads(line) for line in (FIXTURES / "divan" / name).read_text(encoding="utf-8").splitlines() if line]
+
+
+def _data_dir(tmp_path: Path, name: str, rows: list[dict]) -> dict:
+    shutil.copytree(FIXTURES / "divan", tmp_path / "divan")
+    with open(tmp_path / "divan" / name, "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return {"data_dir": str(tmp_path)}
+
+
+def test_fixture_loads_in_documented_order():
+    items, provenance = core.load_items("binary", {"data_dir": str(FIXTURES)})
+    assert [(i["pair_id"], i["polarity"]) for i in items] == [
+        ("elders", "positive"), ("elders", "negative"), ("bread", "positive"),
+        ("bread", "negative"), ("sweeping", "positive"), ("sweeping", "negative"),
+    ]  # fmt: skip
+    assert provenance.startswith("local:") and "sha256:" in provenance
+    mcq, _ = core.load_items("factual", {"data_dir": str(FIXTURES)})
+    assert [i["answer"] for i in mcq] == ["C", "A", "B", "D"]
+    assert mcq[0]["concept"] == "شب یلدا"
+
+
+def test_doc_counts_and_fields():
+    settings = {"data_dir": str(FIXTURES)}
+    assert len(core.build_docs(("factual",), core.PROMPT_IDS, settings)) == 4 * 5
+    assert len(core.build_docs(("binary",), core.PROMPT_IDS, settings)) == 6 * 5
+    assert len(core.build_docs(("scenario",), (3,), settings)) == 3
+    docs = core.build_docs(core.TYPES, core.PROMPT_IDS, settings)
+    assert len(docs) == 65 and all(set(d) == set(core.DOC_FIELDS) for d in docs)
+    assert {d["system_prompt"] for d in docs} == set(core.SYSTEM_PROMPTS)
+
+
+def test_instruction_setting():
+    settings = {"data_dir": str(FIXTURES)}
+    doc = core.build_docs(("factual",), (1,), {**settings, "divan_instruction": "none"})[0]
+    assert core.doc_to_text(doc) == (
+        "کدام میوه به‌عنوان نماد بر سفرهٔ شب یلدا گذاشته می‌شود؟\n\n(A) پرتقال\n(B) سیب\n(C) انار\n(D) گلابی"
+    )
+    doc = core.build_docs(("binary",), (1,), {**settings, "divan_instruction": "en"})[0]
+    assert core.doc_to_text(doc).endswith('end your reply with "Answer: Yes" or "Answer: No".')
+    with pytest.raises(ValueError, match="divan_instruction"):
+        core.build_docs(("binary",), (1,), {**settings, "divan_instruction": "de"})
+
+
+def test_system_prompts_are_verbatim_from_the_paper():
+    paper = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "001_10f3491b9f64d050.txt"
+    if not paper.is_file():
+        pytest.skip("the paper text is not beside the repo")
+    text = paper.read_text(encoding="utf-8")
+    for prompt in core.SYSTEM_PROMPTS:
+        assert f"“{prompt}”" in text
+
+
+# ---- malformed data: one DataSchemaError naming file, row and field ---------------------------
+def _expect(tmp_path, name, rows, *fragments):
+    settings = _data_dir(tmp_path, name, rows)
+    kind = name.removesuffix(".jsonl")
+    with pytest.raises(DataSchemaError) as err:
+        core.load_items(kind, settings)
+    message = str(err.value)
+    assert str(tmp_path / "divan" / name) in message
+    for fragment in fragments:
+        assert fragment in message, message
+    return message
+
+
+def test_missing_field(tmp_path):
+    rows = _rows("factual.jsonl")
+    del rows[2]["option_c"]
+    _expect(tmp_path, "factual.jsonl", rows, "row 2", "'option_c'", "missing")
+
+
+def test_missing_column_everywhere_lists_columns_found(tmp_path):
+    rows = [{k: v for k, v in r.items() if k != "statement"} for r in _rows("binary.jsonl")]
+    _expect(tmp_path, "binary.jsonl", rows, "columns found", "'statement'")
+
+
+def test_bad_polarity(tmp_path):
+    rows = _rows("binary.jsonl")
+    rows[3]["polarity"] = "pos"
+    _expect(tmp_path, "binary.jsonl", rows, "row 3", "'polarity'", "'pos'")
+
+
+def test_unpaired_pair_id(tmp_path):
+    rows = _rows("binary.jsonl")
+    rows[5]["pair_id"] = "lonely"  # sweeping loses its negative, "lonely" has no positive
+    _expect(tmp_path, "binary.jsonl", rows, "row 4", "'pair_id'", "'sweeping'", "no negative")
+
+
+def test_pair_with_two_positives(tmp_path):
+    rows = _rows("binary.jsonl")
+    rows[1].update(polarity="positive", answer="yes")
+    _expect(tmp_path, "binary.jsonl", rows, "row 1", "'polarity'", "'elders'", "already has a positive", "(row 0)")
+
+
+def test_answer_contradicts_polarity(tmp_path):
+    rows = _rows("binary.jsonl")
+    rows[0]["answer"] = "no"
+    _expect(tmp_path, "binary.jsonl", rows, "row 0", "'answer'", "'positive'")
+
+
+def test_bad_mcq_answer_and_duplicate_id(tmp_path):
+    rows = _rows("scenario.jsonl")
+    rows[1]["answer"] = "E"
+    _expect(tmp_path, "scenario.jsonl", rows, "row 1", "'answer'", "'E'")
+    rows = _rows("scenario.jsonl")
+    rows[2]["id"] = "s1"
+    _expect(tmp_path / "dup", "scenario.jsonl", rows, "row 2", "'id'", "repeats row 0")
+
+
+def test_lenient_spellings_are_normalised(tmp_path):
+    rows = _rows("factual.jsonl")
+    rows[0]["answer"], rows[1]["id"] = "(c)", 7
+    settings = _data_dir(tmp_path, "factual.jsonl", rows)
+    items, _ = core.load_items("factual", settings)
+    assert items[0]["answer"] == "C" and items[1]["item_id"] == "7"
+
+
+def test_data_dir_without_divan_files(tmp_path):
+    with pytest.raises(DataNotFoundError, match="divan/factual.jsonl"):
+        core.load_items("factual", {"data_dir": str(tmp_path)})
+
+
+# ---- the hub release (unreachable here: datasets.load_dataset is replaced) ---------------------
+def _fake_hub(monkeypatch, tables: dict[str, list[dict]]):
+    calls = []
+
+    def load_dataset(repo, name=None, revision=None, split=None, **kw):
+        calls.append((repo, name, revision, split))
+        return datasets.Dataset.from_list(tables[name])
+
+    monkeypatch.setattr(datasets, "load_dataset", load_dataset)
+    return calls
+
+
+def test_hub_layout_that_does_not_fit_lists_the_columns_found(monkeypatch):
+    _fake_hub(monkeypatch, {"factual": [{"Question": "؟", "Choices": ["a", "b", "c", "d"], "Label": 2}]})
+    with pytest.raises(DataSchemaError) as err:
+        core.load_items("factual", {})
+    message = str(err.value)
+    assert "hf:divanbench/divanbench@main" in message
+    assert "columns found ['Question', 'Choices', 'Label']" in message
+
+
+def test_hub_layout_as_guessed_is_mapped(monkeypatch):
+    hub_rows = [{"id": r["id"], "question": r["question"], "A": r["option_a"], "B": r["option_b"],
+                 "C": r["option_c"], "D": r["option_d"], "answer": r["answer"]} for r in _rows("factual.jsonl")]  # fmt: skip
+    calls = _fake_hub(monkeypatch, {"factual": hub_rows, "binary": _rows("binary.jsonl")})
+    items, provenance = core.load_items("factual", {})
+    assert calls == [("divanbench/divanbench", "factual", "main", "train")]
+    assert provenance == "hf:divanbench/divanbench@main split=train"
+    assert items[2]["option_b"] == "به طبیعت می‌روند و سبزه را به آب می‌دهند" and items[2]["concept"] == ""
+    binary, _ = core.load_items("binary", {})
+    assert len(binary) == 6
+
+
+def test_hub_binary_without_pairs_names_the_row(monkeypatch):
+    rows = _rows("binary.jsonl")[:3]  # elders pair + the negative of bread
+    _fake_hub(monkeypatch, {"binary": rows})
+    with pytest.raises(DataSchemaError, match=r"hf:divanbench/divanbench@main split=train: row 2: field 'pair_id'"):
+        core.load_items("binary", {})
+
+
+def test_unreachable_hub_says_how_to_use_a_local_copy(monkeypatch):
+    def offline(*args, **kwargs):
+        raise ConnectionError("Couldn't reach 'divanbench/divanbench' on the Hub (OfflineModeIsEnabled)")
+
+    monkeypatch.setattr(datasets, "load_dataset", offline)
+    with pytest.raises(DataNotFoundError) as err:
+        core.load_items("scenario", {})
+    message = str(err.value)
+    assert "hf:divanbench/divanbench@main" in message and "OfflineModeIsEnabled" in message
+    assert "divan/scenario.jsonl" in message and "data_dir" in message
