@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import json
 import logging
 import os
 import sys
 from typing import Callable, Mapping, Sequence
 
+from lm_eval_persian_culture.records import decode_record, encode_record
 from lm_eval_persian_culture.judge import (
     Judge,
     JudgeConfigError,
@@ -81,14 +81,13 @@ def run_judge(
 ) -> list[dict]:
     """Judge every reply of a task; one record per doc, in order.
 
-    Records are JSON strings: lm-eval logs ``filtered_resps`` with ``str()``, so a JSON
-    string is what keeps the logged samples machine-readable (``json.loads``).
+    Records are JSON strings (see ``records``), logged as ``filtered_resps``.
     """
     js = _active or prepare_judge({})
     replies = [r[0] if isinstance(r, (list, tuple)) else r for r in resps]
     if js.disabled:
         return [
-            _record({"response": reply, "verdict": None, "judge_raw": None, "judge_error": "judge disabled"})
+            encode_record({"response": reply, "verdict": None, "judge_raw": None, "judge_error": "judge disabled"})
             for reply in replies
         ]
     judge = _judge_for(js)
@@ -97,7 +96,7 @@ def run_judge(
     logger.info("judge usage so far: %s", judge.usage.summary())
     judge.check_error_rate(results)
     return [
-        _record({
+        encode_record({
             "response": reply,
             "verdict": None if res.verdict is None else ("yes" if res.verdict else "no"),
             "judge_raw": res.raw,
@@ -108,15 +107,6 @@ def run_judge(
     ]
 
 
-def _record(fields: dict) -> str:
-    return json.dumps(fields, ensure_ascii=False)
-
-
-def read_record(value: str | dict) -> dict:
-    """A judged record as logged in ``filtered_resps`` (JSON string) or as a dict."""
-    return json.loads(value) if isinstance(value, str) else value
-
-
 def judged_metrics(
     doc: dict,
     record: dict,
@@ -125,7 +115,7 @@ def judged_metrics(
     group: str | None = None,
 ) -> dict:
     """Per-doc values for every metric of a judged task (all share one record)."""
-    verdict = read_record(record).get("verdict")
+    verdict = (decode_record(record) or {}).get("verdict")
     value = {
         "verdict": None if verdict is None else int(verdict == "yes"),
         "topics": [t.strip() for t in topics],

@@ -16,6 +16,7 @@ from statistics import pstdev
 import pytest
 from divan_testlib import GOLD, evaluate, metrics, scripted_reply
 
+from lm_eval_persian_culture.records import decode_record as rec
 from lm_eval_persian_culture.tasks.divan.check_prompts import check_system_prompts, inspect_samples, rendered_prompt
 from lm_eval_persian_culture.tasks.divan.check_prompts import main as check_prompts_main
 from lm_eval_persian_culture.tasks.divan.core import SYSTEM_PROMPTS
@@ -101,14 +102,14 @@ def test_five_system_prompts_are_the_system_messages(full_run):
 
 def test_logged_records_and_targets(full_run):
     sample = next(s for s in full_run["samples"]["divan_factual"] if s["doc"]["item_id"] == "f2" and s["doc"]["prompt_id"] == 4)
-    record = sample["filtered_resps"][0]
+    record = rec(sample["filtered_resps"][0])
     assert record["extracted"] is None and record["extracted_by"] is None
     assert record["reply"] == scripted_reply(sample["doc"])
     assert record["system_prompt_rendered"] is True
     assert sample["target"] == GOLD["f2"]
     ok = next(s for s in full_run["samples"]["divan_binary"] if s["doc"]["item_id"] == "b1n")
-    assert ok["filtered_resps"][0]["extracted"] in ("yes", "no")
-    assert ok["filtered_resps"][0]["extracted_by"] == "rule"
+    assert rec(ok["filtered_resps"][0])["extracted"] in ("yes", "no")
+    assert rec(ok["filtered_resps"][0])["extracted_by"] == "rule"
 
 
 def test_doc_order_keeps_pairs_and_prompts_together(full_run):
@@ -187,7 +188,7 @@ def test_dropped_system_role_is_detected(caplog, tmp_path):
         res = evaluate(["divan_factual"], lm=ScriptedLM(scripted_reply, drop_system=True))
     assert any("dropped the system role" in r.getMessage() for r in caplog.records)
     samples = res["samples"]["divan_factual"]
-    assert all(s["filtered_resps"][0]["system_prompt_rendered"] is False for s in samples)
+    assert all(rec(s["filtered_resps"][0])["system_prompt_rendered"] is False for s in samples)
     report = inspect_samples([(s["doc"], rendered_prompt(s)) for s in samples])
     assert report["missing"] == 20 and report["collapsed_items"] == 4 and report["items_with_variants"] == 4
 
@@ -260,8 +261,8 @@ def test_llm_extractor_fallback_is_used_and_counted(extractor_server, tmp_path):
     b = metrics(res, "divan_binary_sp3")
     assert b["accept_true"] == pytest.approx(2 / 3) and b["llm_extracted_rate"] == pytest.approx(1 / 6)
     assert len(_Extractor.answers) == 2  # only the two unreadable replies went to the LLM
-    rec = next(x["filtered_resps"][0] for x in res["samples"]["divan_scenario_sp3"] if x["doc"]["item_id"] == "s1")
-    assert rec["extracted_by"] == "llm" and rec["extracted"] == "A" and rec["llm_raw"] == "A"
+    record = next(rec(x["filtered_resps"][0]) for x in res["samples"]["divan_scenario_sp3"] if x["doc"]["item_id"] == "s1")
+    assert record["extracted_by"] == "llm" and record["extracted"] == "A" and record["llm_raw"] == "A"
     # divan_llm_extractor=false keeps the run rule-only even with a judge configured
     res = evaluate(["divan_scenario_sp3"], metadata={**meta, "divan_llm_extractor": "false"})
     assert metrics(res, "divan_scenario_sp3")["invalid_rate"] == pytest.approx(1 / 3)

@@ -10,6 +10,7 @@ import pytest
 from divan_testlib import task_manager
 from lm_eval.loggers import EvaluationTracker
 
+from lm_eval_persian_culture.records import decode_record as rec
 from lm_eval_persian_culture.tasks.divan import check_prompts
 from lm_eval_persian_culture.tasks.divan.core import SYSTEM_PROMPTS
 
@@ -39,11 +40,11 @@ def test_hf_backend_run_and_prompt_check(tiny_model, tmp_path, capsys):
     logged = samples["divan_binary_sp1"]
     assert len(logged) == 4  # two intact pairs under prompt 1
     # the random model's replies are mostly unreadable; the rate must match what was logged
-    unreadable = sum(s["filtered_resps"][0]["extracted"] is None for s in logged)
+    unreadable = sum(rec(s["filtered_resps"][0])["extracted"] is None for s in logged)
     assert row["invalid_rate,extract"] == pytest.approx(unreadable / 4)
-    correct = sum(s["filtered_resps"][0]["extracted"] == s["doc"]["answer"] for s in logged)
+    correct = sum(rec(s["filtered_resps"][0])["extracted"] == s["doc"]["answer"] for s in logged)
     assert row["accuracy,extract"] == pytest.approx(correct / 4)
-    assert all(s["resps"][0][0] == s["filtered_resps"][0]["reply"] for s in logged)
+    assert all(s["resps"][0][0] == rec(s["filtered_resps"][0])["reply"] for s in logged)
     # the tiny model's chat template keeps the system role: prompt 1 is in every rendered prompt
     assert all(f"<|system|>\n{SYSTEM_PROMPTS[0]}</s>" in s["arguments"][0][0] for s in logged)
 

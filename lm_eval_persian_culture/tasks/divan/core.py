@@ -39,6 +39,7 @@ from lm_eval_persian_culture.data import (
     resolve_data_dir,
 )
 from lm_eval_persian_culture.extract import LETTERS, extract_choice, extract_yes_no, yes_no_label
+from lm_eval_persian_culture.records import decode_record, encode_record
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
@@ -524,11 +525,12 @@ def extract_rule(doc: dict, reply: str) -> str | None:
     return extract_choice(reply, _options(doc))
 
 
-def extract_filter(resps: Sequence, docs: Sequence[dict]) -> list[dict]:
+def extract_filter(resps: Sequence, docs: Sequence[dict]) -> list[str]:
     """Custom lm-eval filter: every reply of the task at once -> one record per doc.
 
     ``{"reply", "extracted": "A".."D" | "yes" | "no" | None, "extracted_by": "rule" | "llm" | None,
-    "llm_raw", "llm_error", "system_prompt_rendered"}``; lm-eval logs it as filtered_resps.
+    "llm_raw", "llm_error", "system_prompt_rendered"}`` as a JSON string (see ``records``);
+    lm-eval logs it as filtered_resps.
     """
     replies = [(r[0] if isinstance(r, (list, tuple)) else r) or "" for r in resps]
     records = []
@@ -554,15 +556,17 @@ def extract_filter(resps: Sequence, docs: Sequence[dict]) -> list[dict]:
     context, prompts = _lm_eval_context(len(docs))
     for rec, present in zip(records, check_run(docs, prompts, context)):
         rec["system_prompt_rendered"] = present
-    return records
+    return [encode_record(rec) for rec in records]
 
 
 # --------------------------------------------------------------------------- metrics
 def doc_record(doc: dict, result: Any) -> dict:
     """The per-doc value every metric of a task shares (aggregations read what they need)."""
-    if not isinstance(result, Mapping):  # another filter ran instead of ours: extract here
+    record = decode_record(result)
+    if record is None:  # another filter ran instead of ours: extract here
         value = extract_rule(doc, str(result or ""))
-        result = {"extracted": value, "extracted_by": "rule" if value else None}
+        record = {"extracted": value, "extracted_by": "rule" if value else None}
+    result = record
     extracted = result.get("extracted")
     return {
         "type": doc["type"],
