@@ -25,6 +25,7 @@ from lm_eval_persian_culture.judge import (
     JudgeConfigError,
     JudgeSettings,
     check_not_self_judge,
+    parse_yes_no,
 )
 
 logger = logging.getLogger("lm_eval_persian_culture")
@@ -42,29 +43,41 @@ _active: JudgeSettings | None = None
 _judges: dict[str, Judge] = {}
 
 
-def prepare_judge(settings: Mapping | None) -> JudgeSettings:
-    """Validate the judge configuration from a task's kwargs and make it the active one."""
-    global _active
+def configured_judge(settings: Mapping | None) -> JudgeSettings | None:
+    """The run's judge settings, checked; None when no judge is configured at all.
+
+    Checks what would otherwise fail only after generation: the evaluated model named as
+    its own judge, and an OpenAI judge without its key in the environment.
+    """
     settings = dict(settings or {})
     js = JudgeSettings.from_settings(settings)
+    if js is None or js.disabled:
+        return js
+    check_not_self_judge(js, settings)
+    if js.base_url is None and not os.environ.get(js.api_key_env):
+        raise JudgeConfigError(
+            f"judge_model={js.model!r} talks to the OpenAI API, but ${js.api_key_env} is not set. "
+            "Export the key in that variable (never put it in --metadata: metadata is written "
+            "into the results), or set judge_base_url for a local OpenAI-compatible server."
+        )
+    return js
+
+
+def prepare_judge(settings: Mapping | None) -> JudgeSettings:
+    """For judge-scored tasks: a judge must be configured (or explicitly disabled)."""
+    global _active
+    js = configured_judge(settings)
     if js is None:
         raise JudgeConfigError(NO_JUDGE_MESSAGE)
-    if not js.disabled:
-        check_not_self_judge(js, settings)
-        if js.base_url is None and not os.environ.get(js.api_key_env):
-            raise JudgeConfigError(
-                f"judge_model={js.model!r} talks to the OpenAI API, but ${js.api_key_env} is not set. "
-                "Export the key in that variable (never put it in --metadata: metadata is written "
-                "into the results), or set judge_base_url for a local OpenAI-compatible server."
-            )
     _active = js
     return js
 
 
-def _judge_for(js: JudgeSettings) -> Judge:
-    key = repr(sorted(js.public_dict().items()))
+def judge_for(js: JudgeSettings, parser: Callable[[str | None], object] = parse_yes_no) -> Judge:
+    """One Judge per settings and answer parser for the whole run (its usage is printed at exit)."""
+    key = f"{parser.__module__}.{parser.__qualname__}:{sorted(js.public_dict().items())!r}"
     if key not in _judges:
-        _judges[key] = Judge(js)
+        _judges[key] = Judge(js, parser=parser)
     return _judges[key]
 
 
@@ -90,7 +103,7 @@ def run_judge(
             encode_record({"response": reply, "verdict": None, "judge_raw": None, "judge_error": "judge disabled"})
             for reply in replies
         ]
-    judge = _judge_for(js)
+    judge = judge_for(js)
     prompts = [build_prompt(doc, reply) for doc, reply in zip(docs, replies)]
     results = judge.judge_many(prompts, template_id=template_id, desc=f"judge ({js.model})")
     logger.info("judge usage so far: %s", judge.usage.summary())

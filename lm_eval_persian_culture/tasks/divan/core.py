@@ -14,7 +14,6 @@ process; the task ``utils.py`` that lm-eval loads by path only re-exports names.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from functools import partial
 from typing import Any, Iterable, Mapping, Sequence
@@ -39,6 +38,8 @@ from lm_eval_persian_culture.data import (
     resolve_data_dir,
 )
 from lm_eval_persian_culture.extract import LETTERS, extract_choice, extract_yes_no, yes_no_label
+from lm_eval_persian_culture.judge import JudgeConfigError
+from lm_eval_persian_culture.judge_filter import configured_judge, judge_for, template_id
 from lm_eval_persian_culture.records import decode_record, encode_record
 
 logger = logging.getLogger("lm_eval_persian_culture")
@@ -308,7 +309,6 @@ def load(kinds: Sequence[str], prompt_ids: Sequence[int], **settings):
 
 # --------------------------------------------------------------------------- LLM extractor
 _extractor = None  # JudgeSettings of the optional LLM extractor, set at dataset load
-_extractor_judges: dict[str, Any] = {}
 
 LLM_MCQ_TEMPLATE = """Below is a multiple-choice question and a reply written by another model.
 Which option did the reply choose as its final answer?
@@ -349,20 +349,14 @@ def configure_extractor(settings: Mapping | None):
     if LLM_EXTRACTOR_SETTING in settings and _off(settings[LLM_EXTRACTOR_SETTING]):
         return None
     try:
-        from lm_eval_persian_culture.judge import JudgeConfigError, JudgeSettings, check_not_self_judge
-    except ImportError as err:  # the judge package is optional for DivanBench
-        logger.debug("DivanBench: judge package unavailable (%s); rule-based extraction only", err)
-        return None
-    js = JudgeSettings.from_settings(settings)
+        js = configured_judge(settings)
+    except JudgeConfigError as err:
+        raise JudgeConfigError(
+            f"DivanBench's LLM extractor: {err} (or pass {LLM_EXTRACTOR_SETTING}=false for rule-based "
+            "extraction only)"
+        ) from None
     if js is None or js.disabled:
         return None
-    check_not_self_judge(js, settings)
-    if js.base_url is None and not os.environ.get(js.api_key_env):
-        raise JudgeConfigError(
-            f"DivanBench's LLM extractor uses judge_model={js.model!r} on the OpenAI API, but "
-            f"${js.api_key_env} is not set. Export it, set judge_base_url, or pass "
-            f"{LLM_EXTRACTOR_SETTING}=false for rule-based extraction only."
-        )
     _extractor = js
     logger.info("DivanBench: replies the rules cannot read go to the LLM extractor %s", js.model)
     return js
@@ -402,9 +396,6 @@ def llm_prompt(doc: dict, reply: str) -> str:
 
 def llm_extract(docs: Sequence[dict], replies: Sequence[str], settings) -> list[tuple[str | None, str | None, str | None]]:
     """(answer, raw, error) per reply from the LLM extractor; answer is "A".."D"/"yes"/"no" or None."""
-    from lm_eval_persian_culture.judge import Judge
-    from lm_eval_persian_culture.judge_filter import template_id
-
     out: list[tuple[str | None, str | None, str | None]] = [(None, None, None)] * len(docs)
     for kind, template, parser in (
         ("mcq", LLM_MCQ_TEMPLATE, parse_llm_choice),
@@ -413,10 +404,7 @@ def llm_extract(docs: Sequence[dict], replies: Sequence[str], settings) -> list[
         idx = [i for i, d in enumerate(docs) if (d["type"] == "binary") == (kind == "binary")]
         if not idx:
             continue
-        key = f"{kind}:{sorted(settings.public_dict().items())!r}"
-        if key not in _extractor_judges:
-            _extractor_judges[key] = Judge(settings, parser=parser)
-        judge = _extractor_judges[key]
+        judge = judge_for(settings, parser=parser)
         results = judge.judge_many(
             [llm_prompt(docs[i], replies[i]) for i in idx],
             template_id=template_id(f"divan-extract-{kind}", template),
