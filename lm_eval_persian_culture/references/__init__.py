@@ -1,0 +1,96 @@
+"""The papers' published numbers, machine-readable, one JSON file per benchmark.
+
+Each benchmark's issue fills ``references/<benchmark>.json``; ``lm-eval-persian report`` puts
+the rows beside a run's scores where task, condition and metric match. Values are on the pack's
+own scale (accuracies as fractions 0-1, signed differences as fractions), so a reference row and
+a results-JSON value are directly comparable; ``printed`` keeps the figure as the paper prints it.
+
+File layout::
+
+    {
+      "benchmark": "percul",
+      "paper": "<citation>",
+      "notes": ["how the numbers were read, what does not match and why", ...],
+      "rows": [
+        {"model": "GPT-4o", "task": "percul", "metric": "macro_accuracy", "value": 0.7345,
+         "printed": "73.45", "source": "Table 3", "condition": "persian", "n": 592,
+         "kind": "model" | "human", "note": "..."},
+        ...
+      ]
+    }
+
+``model``, ``task`` (a pack task or group), ``metric`` (a metric that task reports), ``value``
+and ``source`` (table or figure of the paper) are required; the rest is optional.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+REFERENCES_DIR = Path(__file__).resolve().parent
+REQUIRED = {"model": str, "task": str, "metric": str, "value": (int, float), "source": str}
+OPTIONAL = {"printed": str, "condition": str, "n": int, "kind": str, "note": str, "std": (int, float)}
+KINDS = ("model", "human")
+
+
+class ReferenceFileError(ValueError):
+    """A reference file does not have the documented shape."""
+
+
+def reference_files() -> list[Path]:
+    return sorted(REFERENCES_DIR.glob("*.json"))
+
+
+def validate(data: Any, origin: str) -> list[dict]:
+    """The rows of a parsed reference file; ReferenceFileError naming origin, row and field."""
+    if not isinstance(data, dict):
+        raise ReferenceFileError(f"{origin}: expected a JSON object with 'benchmark', 'paper' and 'rows'")
+    for key in ("benchmark", "paper"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise ReferenceFileError(f"{origin}: field {key!r} must be a non-empty string")
+    rows = data.get("rows")
+    if not isinstance(rows, list) or not rows:
+        raise ReferenceFileError(f"{origin}: field 'rows' must be a non-empty list")
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise ReferenceFileError(f"{origin}: row {i}: expected an object")
+        for name, kind in REQUIRED.items():
+            if name not in row:
+                raise ReferenceFileError(f"{origin}: row {i}: field {name!r} is missing")
+            if not isinstance(row[name], kind) or isinstance(row[name], bool):
+                raise ReferenceFileError(f"{origin}: row {i}: field {name!r} has the wrong type: {row[name]!r}")
+        for name, value in row.items():
+            if name in REQUIRED:
+                continue
+            if name not in OPTIONAL:
+                raise ReferenceFileError(f"{origin}: row {i}: unknown field {name!r}")
+            if not isinstance(value, OPTIONAL[name]) or isinstance(value, bool):
+                raise ReferenceFileError(f"{origin}: row {i}: field {name!r} has the wrong type: {value!r}")
+        if not math.isfinite(float(row["value"])):
+            raise ReferenceFileError(f"{origin}: row {i}: field 'value' is not a finite number")
+        if row.get("kind", "model") not in KINDS:
+            raise ReferenceFileError(f"{origin}: row {i}: field 'kind' must be one of {list(KINDS)}")
+    return [{**row, "benchmark": data["benchmark"]} for row in rows]
+
+
+def load_file(path: Path) -> list[dict]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise ReferenceFileError(f"{path}: not valid JSON: {err.msg} (line {err.lineno})") from None
+    return validate(data, str(path))
+
+
+def load_references(benchmark: str | None = None) -> list[dict]:
+    """Every reference row (or one benchmark's), each with its ``benchmark`` field added."""
+    rows: list[dict] = []
+    for path in reference_files():
+        if benchmark is None or path.stem == benchmark:
+            rows.extend(load_file(path))
+    return rows
+
+
+__all__ = ["REFERENCES_DIR", "ReferenceFileError", "load_file", "load_references", "reference_files", "validate"]
