@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import itertools
 import logging
+import re
 from functools import partial
 from typing import Any, Iterable, Mapping, Sequence
 
 from lm_eval_persian_culture.aggregations import NAN, mean_or_nan, rate, slug
+from lm_eval_persian_culture.persian import fold
 from lm_eval_persian_culture.data import (
     DATA_DIR_ENV,
     PROVENANCE_FIELD,
@@ -345,19 +347,41 @@ def load_iran(**settings):
 
 
 # --------------------------------------------------------------------------- filter and records
+def _loose(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s']", " ", fold(text.replace("’", "'"))).split())
+
+
+def match_response_text(reply: str, doc: Mapping) -> int | None:
+    """The response a reply quotes instead of numbering ("Would you perhaps enjoy a slice, dear?"):
+    the one response whose text the reply contains; None when it contains none or several."""
+    text = _loose(reply)
+    found = [i for i, f in enumerate(RESPONSE_FIELDS, 1) if _loose(doc[f]) and _loose(doc[f]) in text]
+    return found[0] if len(found) == 1 else None
+
+
+def read_pick(reply: str, doc: Mapping) -> tuple[int | None, str | None]:
+    """(pick, how it was read): the number first (shared extractor), else a quoted response text."""
+    pick = extract_number(reply, 1, 5)
+    if pick is not None:
+        return pick, "number"
+    pick = match_response_text(reply, doc)
+    return (pick, "text") if pick is not None else (None, None)
+
+
 def extract_filter(resps: Sequence, docs: Sequence[dict]) -> list[str]:
-    """Custom lm-eval filter: one JSON record per reply, ``{"reply", "pick": 1-5 | None}``."""
+    """Custom lm-eval filter: one JSON record per reply, ``{"reply", "pick": 1-5 | None, "read_by"}``."""
     records = []
-    for resp in resps:
+    for resp, doc in zip(resps, docs):
         reply = (resp[0] if isinstance(resp, (list, tuple)) else resp) or ""
-        records.append(encode_record({"reply": reply, "pick": extract_number(reply, 1, 5)}))
+        pick, read_by = read_pick(reply, doc)
+        records.append(encode_record({"reply": reply, "pick": pick, "read_by": read_by}))
     return records
 
 
 def doc_record(doc: dict, result: Any) -> dict:
     """The per-doc value every metric shares (aggregations read what they need)."""
     record = decode_record(result)
-    pick = record.get("pick") if record is not None else extract_number(str(result or ""), 1, 5)
+    pick = record.get("pick") if record is not None else read_pick(str(result or ""), doc)[0]
     correct = pick is not None and doc["accepted_first"] <= pick <= doc["accepted_last"]
     return {
         "conversation_id": doc["conversation_id"],
