@@ -65,6 +65,16 @@ CASES = [
     ("I choose 2", 2),
     ("Number 5", 5),
     ("2 (Your slide deck could be improved by reducing text and adding clearer visuals, if you don't mind.)", 2),
+    ("Response 3 is too direct for Korea; response 4 is better.", 4),
+    ("Response 1 feels too pushy. Response 2 is more appropriate here.", 2),
+    ("I'll go with 2", 2),
+    ("I would say 4.", 4),
+    ("My answer: Response 1", 1),
+    ("The culturally appropriate response would be 4", 4),
+    ("Response 2 (polite but clear) is the most appropriate; response 1 is too deferential.", 2),
+    ("I think 3 fits best.", 3),
+    ("Response 5 is the least appropriate. I'd choose 2.", 2),
+    ("Response 5 is the worst fit here; response 3 is the best.", 3),
     # hedges, refusals and non-answers
     ("Either 2 or 3 is the most appropriate.", None),
     ("I'd go with 3 or 4.", None),
@@ -81,6 +91,7 @@ CASES = [
     ("Response 6", None),
     ("2.5", None),  # not a pick
     ("One of them is fine.", None),
+    ("Response 5 is the least appropriate.", None),  # says which is wrong, not which is right
 ]
 
 

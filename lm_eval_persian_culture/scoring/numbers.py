@@ -87,7 +87,8 @@ _ASSERTION_AFTER = re.compile(
     r"""\s*[)\]"'”’]?\s*[:,\-–—]?\s*(?:
         (?:is|would\s+be|seems(?:\s+to\s+be)?|appears\s+to\s+be|remains|feels\s+like)\s+
             (?:still\s+|clearly\s+|probably\s+|likely\s+|definitely\s+)?(?:the\s+|my\s+)?
-            (?:most|best|correct|right|ideal|optimal|strongest|answer|choice|pick)(?!\w)
+            (?:most|best|better|correct|right|ideal|optimal|strongest|answer|choice|pick
+               |more\s+(?:appropriate|suitable|fitting|natural|polite|acceptable))(?!\w)
       | (?:best|most\s+closely|most\s+accurately)\s+(?:fits|reflects|matches|captures|aligns|suits|represents)(?!\w)
       | (?:fits|works|matches)\s+best(?!\w)
       | (?:درست|صحیح|مناسب\s*تر|مناسب\s+ترین)
@@ -97,7 +98,8 @@ _ASSERTION_AFTER = re.compile(
 # A label followed by one of these is rejected ("response 1 is too direct", "2 isn't right").
 _NEGATION_AFTER = re.compile(
     r"""\s*[)\]"'”’]?\s*[:,\-–—]?\s*(?:
-        (?:is|would\s+be|seems|feels|sounds)\s+(?:not|too|overly|less|far\s+too|a\s+bit\s+too|rather)(?!\w)
+        (?:is|would\s+be|seems|feels|sounds)\s+(?:not|too|overly|less|far\s+too|a\s+bit\s+too|rather
+           |(?:the\s+)?(?:least|worst))(?!\w)
       | (?:isn['’]t|wouldn['’]t|doesn['’]t|does\s+not|is\s+not)(?!\w)
     )""",
     re.X | re.I,
