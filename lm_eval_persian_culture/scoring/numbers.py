@@ -178,7 +178,7 @@ def _label_after_cue(text: str, pos: int) -> re.Match | None:
 _AMBIGUOUS = object()
 
 
-def _statements(text: str, low: int, high: int) -> list[tuple[int, object]]:
+def _statements(text: str) -> list[tuple[int, object]]:
     """(position, value or _AMBIGUOUS) for every answer statement."""
     found: list[tuple[int, object]] = []
     for cue in _PREFIX_CUE.finditer(text):
@@ -226,7 +226,7 @@ def extract_number(reply: str | None, low: int = 1, high: int = 5) -> int | None
                  or bare.group("tok").lower() in _WORDS):  # fmt: skip
         value = _token_value(bare.group("tok"))
         return value if low <= value <= high else None
-    statements = _statements(text, low, high)
+    statements = _statements(text)
     if statements:
         _, value = max(statements, key=lambda s: s[0])
         if value is _AMBIGUOUS or not (low <= value <= high):

@@ -20,7 +20,6 @@ from functools import partial
 from typing import Any, Iterable, Mapping, Sequence
 
 from lm_eval_persian_culture.aggregations import NAN, mean_or_nan, rate, slug
-from lm_eval_persian_culture.persian import fold
 from lm_eval_persian_culture.data import (
     DATA_DIR_ENV,
     PROVENANCE_FIELD,
@@ -32,9 +31,10 @@ from lm_eval_persian_culture.data import (
     load_rows,
     resolve_data_dir,
 )
+from lm_eval_persian_culture.persian import fold
 from lm_eval_persian_culture.records import decode_record, encode_record
 from lm_eval_persian_culture.scoring.numbers import extract_number
-from lm_eval_persian_culture.scoring.ranges import SIGMAS, Z_QUARTILE, accepted_range
+from lm_eval_persian_culture.scoring.ranges import SIGMAS, accepted_range
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
