@@ -1,0 +1,37 @@
+"""How CAC reads a pick: the shared number extractor first, then a quoted response text."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cac_testlib import FIXTURES
+
+from lm_eval_persian_culture.tasks.cac import core
+
+DOC = json.loads((FIXTURES / "cac" / "conversations.jsonl").read_text(encoding="utf-8").splitlines()[2])  # c3, pie
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("3", (3, "number")),
+        ("I'd go with response 4.", (4, "number")),
+        ('"Would you perhaps enjoy a slice, dear?"', (3, "text")),
+        ("GRANDPARENT: You must take a slice of it right now!", (1, "text")),
+        ("The best reply is “You may have a slice if you’d like.”", (5, "text")),
+        # two response texts quoted: no single pick
+        ("Not 'You must take a slice of it right now!' but 'You may have a slice if you'd like.'", (None, None)),
+        ("Something kind about pie.", (None, None)),
+        # a number wins over quoted text
+        ("2 - 'Then you should have a slice of it right here!'", (2, "number")),
+    ],
+)
+def test_read_pick(reply, expected):
+    assert core.read_pick(reply, DOC) == expected
+
+
+def test_filter_records_how_each_pick_was_read():
+    out = [json.loads(r) for r in core.extract_filter([["4"], ["Would you perhaps enjoy a slice, dear?"], ["hmm"]], [DOC] * 3)]
+    assert [(r["pick"], r["read_by"]) for r in out] == [(4, "number"), (3, "text"), (None, None)]
+    assert out[2]["reply"] == "hmm"
