@@ -40,8 +40,8 @@ BENCHMARKS: dict[str, Benchmark] = {
         ),
         Benchmark(
             "divan", "DivanBench",
-            headline=("factual_accuracy", "binary_accuracy", "scenario_accuracy", "accept_true", "reject_false",
-                      "acquiescence_bias", "factual_conceptual_gap", "accuracy", "invalid_rate"),
+            headline=("accuracy", "factual_accuracy", "binary_accuracy", "scenario_accuracy", "accept_true", "reject_false",
+                      "acquiescence_bias", "factual_conceptual_gap", "invalid_rate"),
             leaderboard=(("DivanBench factual", "divan", "factual_accuracy"),
                          ("DivanBench binary", "divan", "binary_accuracy"),
                          ("DivanBench scenario", "divan", "scenario_accuracy")),
