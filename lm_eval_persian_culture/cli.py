@@ -4,8 +4,8 @@ Every lm-eval subcommand and flag (run / ls / validate, the legacy form without 
 subcommand, a user's own ``--include_path``) works unchanged, because this wrapper
 only widens the include path of every ``TaskManager`` lm-eval builds, then hands
 control to lm-eval's own ``cli_evaluate``. Two extra subcommands: ``tasks-dir`` prints
-the folder for users who keep the plain ``lm_eval`` command, ``report`` draws charts
-from results JSON.
+the folder for users who keep the plain ``lm_eval`` command, ``report`` writes a report
+(tables, charts, paper reference rows) and ``export`` leaderboard rows from results JSON.
 """
 
 from __future__ import annotations
@@ -40,11 +40,10 @@ def main(argv: list[str] | None = None) -> None:
     if argv[:1] == ["tasks-dir"]:
         print(tasks_dir())
         return
-    if argv[:1] == ["report"]:
-        from lm_eval_persian_culture.report import main as report_main
+    if argv[:1] in (["report"], ["export"]):
+        from lm_eval_persian_culture.report import export_main, report_main
 
-        report_main(argv[1:])
-        return
+        sys.exit((report_main if argv[0] == "report" else export_main)(argv[1:]))
     if "--predict_only" in argv or "-x" in argv:
         # Generation only: judged tasks log their samples unscored instead of demanding a
         # judge. An explicit judge_model in --metadata still wins.

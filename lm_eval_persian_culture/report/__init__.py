@@ -1,0 +1,63 @@
+"""``lm-eval-persian report`` and ``lm-eval-persian export``: from lm-eval output folders to a report
+(report.md, a self-contained report.html, PNG and SVG charts with 95% intervals, the papers' reference
+rows, a side-by-side table with standard tasks, a differences section) or to leaderboard rows."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from lm_eval_persian_culture.report.runs import ReportInputError
+
+
+def report_main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="lm-eval-persian report", description=__doc__.splitlines()[0])
+    parser.add_argument("inputs", nargs="+", type=Path, help="lm-eval --output_path folders or results_*.json files")
+    parser.add_argument("--out", type=Path, default=Path("report"), help="folder for report.md, report.html, charts/")
+    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for derived figures")
+    args = parser.parse_args(argv)
+    from lm_eval_persian_culture.report.build import build
+    from lm_eval_persian_culture.report.render import write_html, write_markdown
+
+    try:
+        report = build(args.inputs, args.out, resamples=args.bootstrap)
+    except ReportInputError as err:
+        print(f"lm-eval-persian report: {err}", file=sys.stderr)
+        return 2
+    md, page = write_markdown(report, args.out), write_html(report, args.out)
+    for chart in report.charts:
+        for path in chart.files:
+            print(path)
+    print(md)
+    print(page)
+    for line in report.missing + report.warnings:
+        print(f"note: {line}", file=sys.stderr)
+    return 0
+
+
+def export_main(argv: list[str] | None = None) -> int:
+    from lm_eval_persian_culture.report.export import FORMATS, export
+
+    parser = argparse.ArgumentParser(prog="lm-eval-persian export", description="Leaderboard rows from lm-eval results")
+    parser.add_argument("inputs", nargs="+", type=Path, help="lm-eval --output_path folders or results_*.json files")
+    parser.add_argument("--format", choices=FORMATS, required=True)
+    parser.add_argument("--out", type=Path, required=True,
+                        help="a .csv file (csv, partai) or a folder (hf-leaderboard: results/ and requests/)")
+    args = parser.parse_args(argv)
+    try:
+        paths = export(args.inputs, args.format, args.out)
+    except ReportInputError as err:
+        print(f"lm-eval-persian export: {err}", file=sys.stderr)
+        return 2
+    for path in paths:
+        print(path)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Kept for ``python -m lm_eval_persian_culture.report``."""
+    sys.exit(report_main(argv))
+
+
+__all__ = ["ReportInputError", "export_main", "main", "report_main"]

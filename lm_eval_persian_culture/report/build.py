@@ -1,0 +1,275 @@
+"""Assemble the report: tables per benchmark with the papers' reference rows, charts, the side-by-side
+table with standard lm-eval tasks, a differences section, and what is missing."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lm_eval_persian_culture.references import load_references
+from lm_eval_persian_culture.report.benchmarks import BENCHMARKS, Benchmark, benchmark_of
+from lm_eval_persian_culture.report.charts import Chart, draw
+from lm_eval_persian_culture.report.runs import Run, known_task_versions, load_runs
+from lm_eval_persian_culture.report.scores import Score, breakdown_scores, run_scores, task_metrics
+
+# Task metadata that changes what a score means; rows that differ in any of these are never merged.
+FINGERPRINT_FIELDS = {
+    "data": ("data", "data_dir"),
+    "judge": ("judge_model",),
+    "prompt version": ("prompt_version", "judge_reply_format"),
+    "extraction": ("divan_instruction", "divan_llm_extractor", "extraction_mode", "divan_system_role"),
+    "task version": ("version",),
+    "pack version": ("pack_version",),
+}
+
+
+def _fingerprint(run: Run, task: str) -> tuple[tuple[str, str], ...]:
+    meta = run.task_metadata(task)
+    parts = []
+    for label, keys in FINGERPRINT_FIELDS.items():
+        values = [f"{k}={meta[k]}" for k in keys if meta.get(k) not in (None, "")]
+        if label == "data":
+            provenance = _provenance(run, task)
+            if provenance:
+                values = [provenance]
+        if values:
+            parts.append((label, "; ".join(str(v) for v in values)))
+    return tuple(parts)
+
+
+def _provenance(run: Run, task: str) -> str:
+    samples = run.samples(task)
+    if not samples:
+        return ""
+    found = sorted({str((s.get("doc") or {}).get("provenance")) for s in samples if (s.get("doc") or {}).get("provenance")})
+    return ", ".join(found)
+
+
+@dataclass
+class Row:
+    model: str
+    task: str
+    run: Run
+    fingerprint: tuple[tuple[str, str], ...]
+    scores: dict[str, Score] = field(default_factory=dict)
+    also_in: list[Path] = field(default_factory=list)  # older runs with the same model, task and fingerprint
+
+    @property
+    def is_group(self) -> bool:
+        return self.task in self.run.groups
+
+
+@dataclass
+class Report:
+    runs: list[Run]
+    rows: list[Row]
+    charts: list[Chart]
+    differences: list[str]
+    missing: list[str]
+    warnings: list[str]
+    references: list[dict]
+
+
+def collect_rows(runs: list[Run], resamples: int) -> list[Row]:
+    latest: dict[tuple, Row] = {}
+    for run in runs:  # oldest first: a later run with the same fingerprint replaces an earlier one
+        by_task: dict[str, dict[str, Score]] = {}
+        for s in run_scores(run, resamples):
+            by_task.setdefault(s.task, {})[s.metric] = s
+        for task, scores in by_task.items():
+            key = (run.model, task, _fingerprint(run, task))
+            row = Row(run.model, task, run, key[2], scores)
+            if key in latest:
+                row.also_in = [*latest[key].also_in, latest[key].run.path]
+            latest[key] = row
+    return list(latest.values())
+
+
+def differences(rows: list[Row]) -> list[str]:
+    """Lines naming every field in which rows of the same task differ (never merged silently)."""
+    lines = []
+    by_task: dict[str, list[Row]] = {}
+    for row in rows:
+        by_task.setdefault(row.task, []).append(row)
+    for task, task_rows in sorted(by_task.items()):
+        if len(task_rows) < 2:
+            continue
+        labels = sorted({label for r in task_rows for label, _ in r.fingerprint})
+        for label in labels:
+            values = {r.model + (f" ({r.run.path.name})" if sum(x.model == r.model for x in task_rows) > 1 else ""):
+                      dict(r.fingerprint).get(label, "(not recorded)") for r in task_rows}
+            if len(set(values.values())) > 1:
+                detail = "; ".join(f"{m}: {v}" for m, v in values.items())
+                lines.append(f"`{task}`: {label} differs between rows: {detail}")
+    for row in rows:
+        if row.also_in:
+            lines.append(f"`{row.task}` for {row.model}: {len(row.also_in)} earlier run(s) with the same settings "
+                         f"({', '.join(p.name for p in row.also_in)}); the latest, {row.run.path.name}, is shown")
+    return lines
+
+
+def missing_items(runs: list[Run]) -> list[str]:
+    """Metrics a run reports as NaN (no item of that topic/category, e.g. under --limit), said aloud."""
+    lines = []
+    for run in runs:
+        for task, metrics in run.results.items():
+            nan = sorted(k.partition(",")[0] for k, v in metrics.items()
+                         if isinstance(v, float) and math.isnan(v) and not k.partition(",")[0].endswith("_stderr"))
+            if nan:
+                lines.append(f"{run.model_label} / `{task}`: no items for {', '.join(nan)} "
+                             f"(n={run.n_samples(task)}; e.g. cut by --limit): not drawn")
+    return lines
+
+
+def version_warnings(runs: list[Run]) -> list[str]:
+    known = known_task_versions()
+    lines = []
+    for run in runs:
+        for task, version in (run.data.get("versions") or {}).items():
+            if task in known and known[task] is not None and version is not None and float(version) != float(known[task]):
+                lines.append(f"{run.path}: `{task}` was scored by task version {version}; this pack has version "
+                             f"{known[task]}: compare with care")
+    return lines
+
+
+# --------------------------------------------------------------------------- charts
+def _series_by_model(rows: list[Row], tasks: list[str], metric: str) -> dict[str, list[Score | None]]:
+    models = list(dict.fromkeys(r.model for r in rows))
+    out = {}
+    for model in models:
+        got = {r.task: r.scores.get(metric) for r in rows if r.model == model}
+        out[_short(model)] = [got.get(t) for t in tasks]
+    return out
+
+
+def _short(model: str) -> str:
+    return model.split("/")[-1] if model.startswith(("/", ".", "~")) else model
+
+
+def _title_models(rows: list[Row]) -> str:
+    models = list(dict.fromkeys(_short(r.model) for r in rows))
+    return ", ".join(models[:3]) + (f" +{len(models) - 3}" if len(models) > 3 else "")
+
+
+def _task_order(rows: list[Row]) -> list[str]:
+    """Groups first, each followed by its own subtasks; loose tasks after."""
+    tasks = list(dict.fromkeys(r.task for r in rows))
+    groups = {r.task: r.run.groups.get(r.task, []) for r in rows if r.is_group}
+    ordered: list[str] = []
+    for g in [t for t in tasks if t in groups]:
+        ordered.append(g)
+        ordered += [t for t in groups[g] if t in tasks and t not in ordered]
+    ordered += [t for t in tasks if t not in ordered]
+    return ordered
+
+
+def headline_chart(bench: Benchmark, rows: list[Row]) -> Chart | None:
+    tasks = _task_order(rows)
+    metric = next((m for m in bench.headline if any(m in r.scores for r in rows)), None)
+    if metric is None:
+        return None
+    labels = [f"{t} [group]" if any(r.task == t and r.is_group for r in rows) else f"   {t}" for t in tasks]
+    return Chart(f"{bench.title}: {metric} per task and group - {_title_models(rows)}", labels,
+                 _series_by_model(rows, tasks, metric), xlabel=f"{metric} (95% interval)")
+
+
+def taarof_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
+    charts = []
+    conditions = [("standard", ""), ("Persian", "_fa"), ("no-country", "_nocountry")]
+    for model in dict.fromkeys(r.model for r in rows):
+        got = {r.task: r.scores.get("accuracy") for r in rows if r.model == model}
+        cats, expected, non = [], [], []
+        for label, suffix in conditions:
+            e, n = got.get(f"taarof_expected{suffix}"), got.get(f"taarof_non_taarof{suffix}")
+            if e or n:
+                cats.append(label)
+                expected.append(e)
+                non.append(n)
+        if cats:
+            charts.append(Chart(f"TaarofBench: taarof-expected vs non-taarof by condition - {_short(model)}", cats,
+                                {"taarof-expected": expected, "non-taarof": non}, xlabel="accuracy (95% Wilson interval)"))
+    gender = [r for r in rows if r.task == "taarof_gender"]
+    if gender:
+        cats = [_short(r.model) for r in gender]
+        charts.append(Chart(f"TaarofBench gender-flip pairs: female vs male - {_title_models(gender)}", cats,
+                            {"female": [r.scores.get("accuracy_female") for r in gender],
+                             "male": [r.scores.get("accuracy_male") for r in gender]},
+                            xlabel="accuracy over intact pairs (95% bootstrap interval over pairs)"))
+        charts.append(Chart(f"TaarofBench gender gap (female - male) - {_title_models(gender)}", cats,
+                            {"gender_gap": [r.scores.get("gender_gap") for r in gender]}, signed=True,
+                            xlabel="female minus male accuracy (95% bootstrap interval over pairs)"))
+    return charts
+
+
+def divan_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
+    main = [r for r in rows if r.task == "divan"]
+    binary = [r for r in rows if r.task == "divan_binary"] or main
+    charts = []
+    if binary:
+        cats = [_short(r.model) for r in binary]
+        charts.append(Chart(f"DivanBench binary: accept true vs reject false - {_title_models(binary)}", cats,
+                            {"accept true": [r.scores.get("accept_true") for r in binary],
+                             "reject false": [r.scores.get("reject_false") for r in binary]},
+                            xlabel="accuracy (error bars: std over the five system prompts)", error_kind="spread"))
+        charts.append(Chart(f"DivanBench acquiescence bias (accept true - reject false) - {_title_models(binary)}", cats,
+                            {"acquiescence_bias": [r.scores.get("acquiescence_bias") for r in binary]}, signed=True,
+                            xlabel="bias (95% bootstrap interval over pairs)"))
+    if main:
+        cats = [_short(r.model) for r in main]
+        charts.append(Chart(f"DivanBench: factual vs scenario accuracy - {_title_models(main)}", cats,
+                            {"factual": [r.scores.get("factual_accuracy") for r in main],
+                             "scenario": [r.scores.get("scenario_accuracy") for r in main]},
+                            xlabel="accuracy (error bars: std over the five system prompts)", error_kind="spread"))
+    return charts
+
+
+def breakdown_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
+    """Per-category (PerCul), per-country/axis (CAC), per-topic (TaarofBench) accuracy across models."""
+    charts = []
+    for task in dict.fromkeys(r.task for r in rows if not r.is_group):
+        task_rows = [r for r in rows if r.task == task]
+        per_model = {_short(r.model): {s.metric: s for s in breakdown_scores(r.run, task)} for r in task_rows}
+        metrics = list(dict.fromkeys(m for scores in per_model.values() for m in scores))
+        if len(metrics) < 2:
+            continue
+        prefix = next(p for p in bench.breakdowns if metrics[0].startswith(p))
+        cats = [m[len(prefix):].replace("_", " ") for m in metrics]
+        series = {model: [scores.get(m) for m in metrics] for model, scores in per_model.items()}
+        charts.append(Chart(f"{bench.title} {task}: accuracy by {prefix.strip('_').split('_')[-1] if 'topic' in prefix else 'category'}"
+                            f" - {_title_models(task_rows)}", cats, series,
+                            xlabel="accuracy (95% Wilson interval)"))
+    return charts
+
+
+def taraz_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
+    charts = []
+    for task in dict.fromkeys(r.task for r in rows if not r.is_group):
+        task_rows = [r for r in rows if r.task == task]
+        metrics = [m for m in bench.headline if any(m in r.scores for r in task_rows)]
+        if metrics:
+            charts.append(Chart(f"TARAZ {task}: metrics side by side - {_title_models(task_rows)}", metrics,
+                                {_short(r.model): [r.scores.get(m) for m in metrics] for r in task_rows},
+                                xlabel="share of answers scored correct (95% Wilson interval)"))
+    return charts
+
+
+CHARTS_FOR = {"taarof": [taarof_charts, breakdown_charts], "divan": [divan_charts], "percul": [breakdown_charts],
+              "taraz": [taraz_charts], "cac": [breakdown_charts]}
+
+
+def build(inputs: list[Path], out_dir: Path, resamples: int = 1000) -> Report:
+    runs = load_runs(inputs)
+    rows = collect_rows(runs, resamples)
+    charts: list[Chart] = []
+    for name, bench in BENCHMARKS.items():
+        bench_rows = [r for r in rows if benchmark_of(r.task) is bench]
+        if not bench_rows:
+            continue
+        chart = headline_chart(bench, bench_rows)
+        candidates = ([chart] if chart else []) + [c for fn in CHARTS_FOR.get(name, []) for c in fn(bench, bench_rows)]
+        charts += [c for c in candidates if not c.is_empty]
+    for chart in charts:
+        draw(chart, out_dir / "charts")
+    references = load_references()
+    return Report(runs, rows, charts, differences(rows), missing_items(runs), version_warnings(runs), references)

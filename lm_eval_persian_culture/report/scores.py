@@ -1,0 +1,213 @@
+"""One row per (run, task, metric): the reported value, its n and a 95% interval.
+
+Accuracies that are plain proportions get a Wilson interval from k = value x n. Derived figures
+(acquiescence bias, the factual-conceptual gap, the gender gap, macro accuracy, means over prompts) get
+a cluster bootstrap over items from the logged samples, recomputed with the task's own aggregation
+function, so the interval belongs to exactly the statistic in the results; without samples they get none
+(said in the table). lm-eval's own numeric stderr is kept when it reports one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+import lm_eval_persian_culture as pack
+from lm_eval_persian_culture.report.benchmarks import SPREAD_SUFFIXES, benchmark_of, headline_metrics, is_breakdown
+from lm_eval_persian_culture.report.runs import Run
+from lm_eval_persian_culture.report.stats import bootstrap_interval, wilson_interval
+
+CLUSTER_FIELDS = ("pair_id", "item_id", "conversation_id")
+
+
+@dataclass
+class Score:
+    run: Run
+    task: str
+    metric: str
+    value: float
+    n: int | None = None
+    low: float = math.nan
+    high: float = math.nan
+    method: str = ""  # "wilson", "bootstrap", "stderr" or "" (no interval)
+    spread: float | None = None  # DivanBench: std over the five system prompts
+    is_group: bool = False
+
+    @property
+    def has_interval(self) -> bool:
+        return math.isfinite(self.low) and math.isfinite(self.high)
+
+
+def _number(x) -> float | None:
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return None
+    return float(x) if math.isfinite(x) else None
+
+
+def task_metrics(run: Run, task: str) -> dict[str, tuple[str, float]]:
+    """metric -> (filter, value) for the numeric metrics of a task (spreads and stderrs left out)."""
+    out: dict[str, tuple[str, float]] = {}
+    for key, value in run.results.get(task, {}).items():
+        metric, _, filt = key.partition(",")
+        number = _number(value)
+        if not filt or number is None or metric.endswith(SPREAD_SUFFIXES):
+            continue
+        out.setdefault(metric, (filt, number))
+    return out
+
+
+@lru_cache(maxsize=None)
+def _yaml_index() -> dict[str, Path]:
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_constructor("!function", lambda loader, node: None)
+    index = {}
+    for path in pack.TASKS_DIR.rglob("*.yaml"):
+        cfg = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
+        if isinstance(cfg.get("task"), str):
+            index[cfg["task"]] = path
+    return index
+
+
+@lru_cache(maxsize=None)
+def aggregation_for(task: str, metric: str) -> Callable | None:
+    """The task's own aggregation function for a metric (from its YAML), or None."""
+    path = _yaml_index().get(task)
+    if path is None:
+        return None
+    from lm_eval.tasks._yaml_loader import load_yaml
+
+    cfg = load_yaml(path, resolve_func=True, recursive=True)
+    for entry in cfg.get("metric_list") or []:
+        if entry.get("metric") == metric and callable(entry.get("aggregation")):
+            return entry["aggregation"]
+    return None
+
+
+def _cluster(sample: dict):
+    doc = sample.get("doc") or {}
+    for name in CLUSTER_FIELDS:
+        value = doc.get(name)
+        if value not in (None, ""):
+            return f"{name}:{value}"
+    return f"doc:{sample.get('doc_id')}"
+
+
+def _proportion_n(run: Run, task: str, metric: str, samples: list[dict] | None) -> int | None:
+    """How many docs the proportion is over: judged docs for judged tasks, else all docs."""
+    if samples is not None:
+        values = [s.get(metric) for s in samples]
+        if all(isinstance(v, dict) and "verdict" in v for v in values):
+            return sum(1 for v in values if v["verdict"] is not None)
+        if all(_number(v) is not None for v in values):
+            return len(values)
+    n = run.n_samples(task)
+    if n is None:
+        return None
+    errors = _number(run.results.get(task, {}).get(next(
+        (k for k in run.results.get(task, {}) if k.startswith("judge_errors,")), ""), None))
+    return n - int(errors or 0) if metric == "accuracy" else n
+
+
+def score(run: Run, task: str, metric: str, resamples: int = 1000) -> Score | None:
+    metrics = task_metrics(run, task)
+    if metric not in metrics:
+        return None
+    filt, value = metrics[metric]
+    result = Score(run, task, metric, value, is_group=task in run.groups)
+    spread = _number(run.results[task].get(f"{metric}_std,{filt}"))
+    result.spread = spread
+    bench = benchmark_of(task)
+    if metric == "judge_errors" or metric.endswith("invalid_rate"):
+        result.n = run.n_samples(task)
+        return result
+    if result.is_group:
+        subtasks = run.groups.get(task, [])
+        sizes = [run.n_samples(t) for t in subtasks]
+        result.n = sum(sizes) if sizes and all(s is not None for s in sizes) else None
+        if bench and metric in bench.proportions and result.n:
+            result.low, result.high = wilson_interval(round(value * result.n), result.n)
+            result.method = "wilson"
+        return result
+    samples = run.samples(task)
+    if bench and metric in bench.proportions:
+        n = _proportion_n(run, task, metric, samples)
+        if n:
+            result.n = n
+            result.low, result.high = wilson_interval(round(value * n), n)
+            result.method = "wilson"
+            return result
+    # n counts items (clusters: an item under its prompts, a pair), the unit the bootstrap resamples
+    result.n = len({_cluster(s) for s in samples}) if samples else run.n_samples(task)
+    aggregate = aggregation_for(task, metric) if samples else None
+    if aggregate is not None:
+        rows = [s for s in samples if s.get("filter", filt) == filt and metric in s]
+        records = [(s[metric], _cluster(s)) for s in rows]
+        recomputed = aggregate([r for r, _ in records])
+        if _number(recomputed) is not None and abs(recomputed - value) < 1e-9:
+            result.low, result.high = bootstrap_interval(
+                records, lambda sample: aggregate([r for r, _ in sample]), cluster_of=lambda rc: rc[1],
+                resamples=resamples)
+            result.method = "bootstrap"
+            return result
+    stderr = _number(run.results[task].get(f"{metric}_stderr,{filt}"))
+    if stderr is not None:
+        result.low, result.high = value - 1.96 * stderr, value + 1.96 * stderr
+        result.method = "stderr"
+    return result
+
+
+def run_scores(run: Run, resamples: int = 1000) -> list[Score]:
+    """Headline scores of every task and group of a run (pack tasks by their benchmark's table)."""
+    out = []
+    for task in run.results:
+        available = list(task_metrics(run, task))
+        for metric in headline_metrics(task, available):
+            s = score(run, task, metric, resamples)
+            if s is not None:
+                out.append(s)
+    return out
+
+
+def breakdown_scores(run: Run, task: str) -> list[Score]:
+    """Per-category / per-topic accuracies with Wilson intervals where the samples give n."""
+    out = []
+    samples = run.samples(task)
+    for metric, (filt, value) in task_metrics(run, task).items():
+        if not is_breakdown(task, metric):
+            continue
+        s = Score(run, task, metric, value)
+        if samples is not None:
+            n = _breakdown_n(samples, task, metric)
+            if n:
+                s.n = n
+                s.low, s.high = wilson_interval(round(value * n), n)
+                s.method = "wilson"
+        out.append(s)
+    return out
+
+
+def _breakdown_n(samples: list[dict], task: str, metric: str) -> int | None:
+    """Docs behind a per-topic/category accuracy: records tagged with that topic, category or country."""
+    from lm_eval_persian_culture.aggregations import slug
+
+    bench = benchmark_of(task)
+    prefix = next((p for p in (bench.breakdowns if bench else ()) if metric.startswith(p)), "")
+    suffix = metric[len(prefix):]
+
+    count = 0
+    for s in samples:
+        rec = s.get(metric)
+        if not isinstance(rec, dict):
+            return None
+        tags = rec.get("topics") or [rec.get("category"), rec.get("country"), rec.get("axis"), rec.get("relationship")]
+        if any(t and slug(str(t)) == suffix for t in tags):
+            if rec.get("verdict", 0) is not None:
+                count += 1
+    return count or None
