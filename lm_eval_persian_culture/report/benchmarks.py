@@ -16,7 +16,8 @@ class Benchmark:
     title: str
     headline: tuple[str, ...]  # metrics shown in tables, in order
     proportions: frozenset[str] = frozenset()  # k/n metrics: Wilson interval
-    breakdowns: tuple[str, ...] = ()  # metric-name prefixes drawn as per-category charts
+    # (metric-name prefix, what it breaks down by), drawn as per-category charts; first match wins
+    breakdowns: tuple[tuple[str, str], ...] = ()
     # task -> (condition label) for tasks that are one condition of the benchmark
     conditions: dict[str, str] = field(default_factory=dict)
     leaderboard: tuple[tuple[str, str, str], ...] = ()  # (column, task, metric) for export
@@ -29,7 +30,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             "taarof", "TaarofBench",
             headline=("accuracy", "accuracy_paper", "judge_errors", "accuracy_female", "accuracy_male", "gender_gap"),
             proportions=frozenset({"accuracy", "accuracy_paper"}),
-            breakdowns=("accuracy_topic_",),
+            breakdowns=(("accuracy_topic_", "topic"),),
             conditions={
                 "taarof": "standard", "taarof_expected": "standard", "taarof_non_taarof": "standard",
                 "taarof_fa": "Persian", "taarof_expected_fa": "Persian", "taarof_non_taarof_fa": "Persian",
@@ -50,7 +51,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             "percul", "PerCul",
             headline=("macro_accuracy", "accuracy", "invalid_rate"),
             proportions=frozenset({"accuracy"}),
-            breakdowns=("accuracy_",),
+            breakdowns=(("accuracy_", "category"),),
             conditions={"percul": "Persian", "percul_en": "English", "percul_mc": "Persian (loglikelihood)",
                         "percul_en_mc": "English (loglikelihood)"},
             leaderboard=(("PerCul", "percul", "macro_accuracy"),),
@@ -66,9 +67,10 @@ BENCHMARKS: dict[str, Benchmark] = {
         ),
         Benchmark(
             "cac", "CAC",
-            headline=("range_accuracy", "invalid_rate"),
+            headline=("range_accuracy", "adaptation", "chance_range_accuracy", "invalid_rate"),
             proportions=frozenset({"range_accuracy"}),
-            breakdowns=("range_accuracy_",),
+            breakdowns=(("range_accuracy_axis_", "stylistic axis"), ("range_accuracy_relationship_", "relationship"),
+                        ("range_accuracy_", "country")),
             leaderboard=(("CAC", "cac", "range_accuracy"),),
         ),
     )
@@ -93,6 +95,13 @@ def headline_metrics(task: str, available: list[str]) -> list[str]:
     return first
 
 
-def is_breakdown(task: str, metric: str) -> bool:
+def breakdown_of(task: str, metric: str) -> tuple[str, str] | None:
+    """(prefix, label) when the metric breaks the task down by topic, category, country, ..."""
     bench = benchmark_of(task)
-    return bool(bench) and metric not in bench.headline and metric.startswith(bench.breakdowns)
+    if bench is None or metric in bench.headline:
+        return None
+    return next(((p, label) for p, label in bench.breakdowns if metric.startswith(p)), None)
+
+
+def is_breakdown(task: str, metric: str) -> bool:
+    return breakdown_of(task, metric) is not None

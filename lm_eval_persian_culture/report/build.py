@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lm_eval_persian_culture.references import load_references
-from lm_eval_persian_culture.report.benchmarks import BENCHMARKS, Benchmark, benchmark_of
+from lm_eval_persian_culture.report.benchmarks import BENCHMARKS, Benchmark, benchmark_of, breakdown_of
 from lm_eval_persian_culture.report.charts import Chart, draw
 from lm_eval_persian_culture.report.runs import Run, known_task_versions, load_runs
 from lm_eval_persian_culture.report.scores import Score, breakdown_scores, run_scores, task_metrics
@@ -225,21 +225,31 @@ def divan_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
 
 
 def breakdown_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
-    """Per-category (PerCul), per-country/axis (CAC), per-topic (TaarofBench) accuracy across models."""
+    """Per-category (PerCul), per-axis/relationship (CAC), per-topic (TaarofBench) accuracy across models."""
     charts = []
     for task in dict.fromkeys(r.task for r in rows if not r.is_group):
         task_rows = [r for r in rows if r.task == task]
         per_model = {_short(r.model): {s.metric: s for s in breakdown_scores(r.run, task)} for r in task_rows}
-        metrics = list(dict.fromkeys(m for scores in per_model.values() for m in scores))
-        if len(metrics) < 2:
-            continue
-        prefix = next(p for p in bench.breakdowns if metrics[0].startswith(p))
-        cats = [m[len(prefix):].replace("_", " ") for m in metrics]
-        series = {model: [scores.get(m) for m in metrics] for model, scores in per_model.items()}
-        charts.append(Chart(f"{bench.title} {task}: accuracy by {prefix.strip('_').split('_')[-1] if 'topic' in prefix else 'category'}"
-                            f" - {_title_models(task_rows)}", cats, series,
-                            xlabel="accuracy (95% Wilson interval)"))
+        by_kind: dict[tuple[str, str], list[str]] = {}
+        for metric in dict.fromkeys(m for scores in per_model.values() for m in scores):
+            by_kind.setdefault(breakdown_of(task, metric), []).append(metric)
+        for (prefix, label), metrics in by_kind.items():
+            if len(metrics) < 2:
+                continue
+            cats = [m[len(prefix):].replace("_", " ") for m in metrics]
+            series = {model: [scores.get(m) for m in metrics] for model, scores in per_model.items()}
+            charts.append(Chart(f"{bench.title} {task}: accuracy by {label} - {_title_models(task_rows)}", cats, series,
+                                xlabel="accuracy (95% Wilson interval)"))
     return charts
+
+
+def cac_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
+    """Range accuracy per country across models (one task per country), as the paper's Table 2."""
+    tasks = [t for t in dict.fromkeys(r.task for r in rows) if t not in ("cac", "cac_cross_country")]
+    if len(tasks) < 2:
+        return []
+    return [Chart(f"CAC: range accuracy per country - {_title_models(rows)}", [t.removeprefix("cac_") for t in tasks],
+                  _series_by_model(rows, tasks, "range_accuracy"), xlabel="range accuracy (95% Wilson interval)")]
 
 
 def taraz_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
@@ -255,7 +265,7 @@ def taraz_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
 
 
 CHARTS_FOR = {"taarof": [taarof_charts, breakdown_charts], "divan": [divan_charts], "percul": [breakdown_charts],
-              "taraz": [taraz_charts], "cac": [breakdown_charts]}
+              "taraz": [taraz_charts], "cac": [cac_charts, breakdown_charts]}
 
 
 def build(inputs: list[Path], out_dir: Path, resamples: int = 1000) -> Report:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 import lm_eval_persian_culture as pack
-from lm_eval_persian_culture.report.benchmarks import SPREAD_SUFFIXES, benchmark_of, headline_metrics, is_breakdown
+from lm_eval_persian_culture.report.benchmarks import SPREAD_SUFFIXES, benchmark_of, breakdown_of, headline_metrics, is_breakdown
 from lm_eval_persian_culture.report.runs import Run
 from lm_eval_persian_culture.report.stats import bootstrap_interval, wilson_interval
 
@@ -194,20 +194,17 @@ def breakdown_scores(run: Run, task: str) -> list[Score]:
 
 
 def _breakdown_n(samples: list[dict], task: str, metric: str) -> int | None:
-    """Docs behind a per-topic/category accuracy: records tagged with that topic, category or country."""
+    """Docs behind a per-topic/category/country accuracy: records tagged with that value (judged ones only)."""
     from lm_eval_persian_culture.aggregations import slug
 
-    bench = benchmark_of(task)
-    prefix = next((p for p in (bench.breakdowns if bench else ()) if metric.startswith(p)), "")
+    prefix, _ = breakdown_of(task, metric)
     suffix = metric[len(prefix):]
-
     count = 0
     for s in samples:
         rec = s.get(metric)
         if not isinstance(rec, dict):
             return None
-        tags = rec.get("topics") or [rec.get("category"), rec.get("country"), rec.get("axis"), rec.get("relationship")]
-        if any(t and slug(str(t)) == suffix for t in tags):
-            if rec.get("verdict", 0) is not None:
-                count += 1
+        tags = list(rec.get("topics") or []) + [rec.get(k) for k in ("category", "country", "stylistic_axis", "relationship")]
+        if any(t and slug(str(t)) == suffix for t in tags) and rec.get("verdict", 0) is not None:
+            count += 1
     return count or None
