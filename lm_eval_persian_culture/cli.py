@@ -10,29 +10,11 @@ the folder for users who keep the plain ``lm_eval`` command, ``report`` writes a
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 
 from lm_eval_persian_culture import tasks_dir
-from lm_eval_persian_culture.harness import with_pack_path
-
-
-def install_pack_into_task_manager() -> None:
-    """Make every ``lm_eval.tasks.TaskManager(...)`` also index the pack (idempotent)."""
-    from lm_eval.tasks import manager
-
-    cls = manager.TaskManager
-    if getattr(cls.__init__, "_persian_culture_patched", False):
-        return
-    original = cls.__init__
-
-    @functools.wraps(original)
-    def __init__(self, *args, include_path=None, **kwargs):
-        original(self, *args, include_path=with_pack_path(include_path), **kwargs)
-
-    __init__._persian_culture_patched = True
-    cls.__init__ = __init__
+from lm_eval_persian_culture.harness import install_into_lm_eval
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -48,7 +30,7 @@ def main(argv: list[str] | None = None) -> None:
         # Generation only: judged tasks log their samples unscored instead of demanding a
         # judge. An explicit judge_model in --metadata still wins.
         os.environ.setdefault("PERSIAN_CULTURE_JUDGE_MODEL", "none")
-    install_pack_into_task_manager()
+    install_into_lm_eval()
     from lm_eval.__main__ import cli_evaluate
 
     sys.argv = ["lm-eval-persian", *argv]

@@ -1,7 +1,14 @@
-"""Glue between the pack and lm-eval's task index (include paths, entry points)."""
+"""Glue between the pack and lm-eval's task index (include paths, entry points).
+
+``install_into_lm_eval()`` is the single place where the pack patches lm-eval. It is called by
+the startup hook (``autoload/_lm_eval_persian_culture_autoload.py``: plain ``lm_eval``,
+``simple_evaluate``) right after ``lm_eval.tasks`` is imported, and by the ``lm-eval-persian``
+wrapper; both may run in one process, so every patch in it must be idempotent.
+"""
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 from pathlib import Path
@@ -11,6 +18,7 @@ from lm_eval_persian_culture import TASKS_DIR
 ENTRY_POINT_GROUP = "lm_eval.tasks"
 
 
+@functools.lru_cache(maxsize=None)
 def lm_eval_discovers_entry_points() -> bool:
     """True when the installed lm-eval indexes the ``lm_eval.tasks`` entry-point group itself.
 
@@ -49,3 +57,34 @@ def with_pack_path(include_path=None) -> list[str] | None:
     if lm_eval_discovers_entry_points():
         return user or None
     return [str(pack), *user]
+
+
+def _patch_task_manager() -> None:
+    """Make every ``lm_eval.tasks.TaskManager(...)`` also index the pack, exactly once."""
+    from lm_eval.tasks import manager
+
+    cls = manager.TaskManager
+    if getattr(cls.__init__, "_persian_culture_patched", False):
+        return
+    original = cls.__init__
+    signature = inspect.signature(original)
+
+    @functools.wraps(original)
+    def __init__(self, *args, **kwargs):
+        # Bind so include_path is found however it was passed (keyword or positional).
+        bound = signature.bind(self, *args, **kwargs)
+        bound.arguments["include_path"] = with_pack_path(bound.arguments.get("include_path"))
+        original(*bound.args, **bound.kwargs)
+
+    __init__._persian_culture_patched = True
+    cls.__init__ = __init__
+
+
+def install_into_lm_eval() -> None:
+    """Everything the pack changes in a running lm-eval, in one idempotent call.
+
+    Today: lm-eval's ``TaskManager`` indexes the pack's task folder (once, see
+    ``with_pack_path``). Called by the startup hook and by the wrapper CLI; add further
+    patches here, each idempotent.
+    """
+    _patch_task_manager()

@@ -1,0 +1,270 @@
+"""The pack through the backends users run it with: `--model vllm` and served models.
+
+vLLM is a CUDA build that cannot be installed on these machines, so the first test drives
+lm-eval's OWN vLLM backend class (lm_eval/models/vllm_causallms.py, unchanged) on top of a
+RECORDING STAND-IN for the `vllm` module. The stand-in implements only the surface that class
+uses (LLM, SamplingParams, TokensPrompt, LoRARequest, get_tokenizer, resolve_chat_template),
+rejects sampling parameters real vLLM does not know, and records what each task sends: the
+sampling parameters of every request, the chat messages, and the prompt tokens.
+
+The second test runs `--model local-chat-completions` (lm-eval's `api` extra, real HTTP) against
+the local OpenAI-compatible server, as vLLM's / llama.cpp's / Ollama's servers are used.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.machinery
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+import lm_eval_persian_culture as pack
+from lm_eval_persian_culture.testing.openai_server import FakeOpenAIServer
+
+REPO = Path(__file__).resolve().parents[1]
+DIVAN_FIXTURES = REPO / "tests" / "divan" / "fixtures"
+
+# DivanBench App. B.2, verbatim from the paper (not from the pack's code).
+PAPER_SYSTEM_PROMPTS = (
+    "You are a helpful assistant who is an expert in Iranian culture, folklore, traditions, and customs.",
+    "You are a knowledgeable cultural expert specializing in Persian traditions, superstitions, and folk beliefs. "
+    "Answer questions based on traditional Iranian cultural knowledge.",
+    "You are an assistant with deep knowledge of Iranian heritage, including traditional customs, superstitions, "
+    "proverbs, and cultural practices passed down through generations.",
+    "As an expert in Iranian folklore and cultural traditions, provide accurate answers about Persian customs, "
+    "beliefs, superstitions, and traditional practices.",
+    "You are a cultural historian specializing in Iranian and Persian traditions. Draw upon your extensive "
+    "knowledge of Iranian superstitions, customs, ceremonies, and folk beliefs to answer questions.",
+)
+# TaarofBench: the authors' evaluation.py system prompt.
+TAAROF_SYSTEM_PROMPT = "You are a helpful assistant."
+
+# What each benchmark must send (papers; the pack's documented choices where a paper is silent):
+# DivanBench sec. 4.1: temperature 0.1, top-p 0.9; max tokens 512 is the pack's (paper: unstated).
+# TaarofBench: greedy decoding, 256 new tokens (the pack's documented deviation: the paper used
+# each model's default temperature). Neither sets stop sequences, so only the model's EOS stops.
+EXPECTED_SAMPLING = {
+    "divan": {"temperature": 0.1, "top_p": 0.9, "max_tokens": 512},
+    "taarof": {"temperature": 0.0, "max_tokens": 256},
+}
+EOS = "</s>"  # the tiny model's end-of-sequence token
+
+
+# ------------------------------------------------------------------ the recording vLLM stand-in
+class VLLMStandInRecorder:
+    """What lm-eval's vLLM backend handed to the stand-in engine."""
+
+    def __init__(self) -> None:
+        self.engine_args: list[dict] = []
+        self.generate_calls: list[list[tuple[list[int], dict]]] = []  # per call: (prompt ids, sampling kwargs)
+        self.chats: list[list[dict]] = []  # messages given to the tokenizer's chat template
+        self.reply = "پاسخ: بله"
+
+
+# Fields of vllm.SamplingParams (vLLM 0.x); the real class rejects any other keyword.
+VLLM_SAMPLING_FIELDS = {
+    "n", "best_of", "presence_penalty", "frequency_penalty", "repetition_penalty", "temperature", "top_p",
+    "top_k", "min_p", "seed", "stop", "stop_token_ids", "ignore_eos", "max_tokens", "min_tokens", "logprobs",
+    "prompt_logprobs", "detokenize", "skip_special_tokens", "spaces_between_special_tokens",
+    "include_stop_str_in_output", "logits_processors", "truncate_prompt_tokens", "output_kind",
+    "guided_decoding", "logit_bias", "allowed_token_ids", "extra_args", "bad_words",
+}  # fmt: skip
+
+
+def build_vllm_stand_in(recorder: VLLMStandInRecorder) -> dict[str, types.ModuleType]:
+    """Modules standing in for the `vllm` package (named `vllm...` so lm-eval imports them)."""
+
+    def module(name: str, **attrs) -> types.ModuleType:
+        mod = types.ModuleType(name, f"STAND-IN for {name} (tests only; vLLM cannot be installed here)")
+        mod.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        mod.__dict__.update(attrs)
+        return mod
+
+    class SamplingParams:
+        def __init__(self, **kwargs) -> None:
+            unknown = set(kwargs) - VLLM_SAMPLING_FIELDS
+            if unknown:
+                raise TypeError(f"SamplingParams got unexpected keyword arguments {sorted(unknown)}")
+            self.kwargs = kwargs
+
+    class LLM:
+        def __init__(self, **kwargs) -> None:
+            recorder.engine_args.append(kwargs)
+            max_len = kwargs.get("max_model_len") or 2048
+            self.llm_engine = types.SimpleNamespace(model_config=types.SimpleNamespace(max_model_len=max_len))
+
+        def generate(self, prompts, sampling_params=None, use_tqdm=True, lora_request=None):
+            assert isinstance(sampling_params, list) and len(sampling_params) == len(prompts)
+            call = [(list(p["prompt_token_ids"]), sp.kwargs) for p, sp in zip(prompts, sampling_params)]
+            recorder.generate_calls.append(call)
+            out = types.SimpleNamespace
+            return [out(outputs=[out(text=recorder.reply)]) for _ in prompts]
+
+    def get_tokenizer(name, *args, **kwargs):
+        from transformers import AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(name)
+        real = tokenizer.apply_chat_template
+
+        def recording_apply_chat_template(conversation, *a, **k):
+            recorder.chats.append(copy.deepcopy(conversation))
+            return real(conversation, *a, **k)
+
+        tokenizer.apply_chat_template = recording_apply_chat_template
+        return tokenizer
+
+    def resolve_chat_template(tokenizer, chat_template=None, tools=None, **kwargs):
+        return chat_template or tokenizer.chat_template
+
+    class LoRARequest:
+        def __init__(self, *args) -> None:
+            self.args = args
+
+    return {
+        "vllm": module("vllm", LLM=LLM, SamplingParams=SamplingParams, TokensPrompt=dict),
+        "vllm.lora": module("vllm.lora"),
+        "vllm.lora.request": module("vllm.lora.request", LoRARequest=LoRARequest),
+        "vllm.renderers": module("vllm.renderers"),
+        "vllm.renderers.hf": module("vllm.renderers.hf", resolve_chat_template=resolve_chat_template),
+        "vllm.tokenizers": module("vllm.tokenizers", get_tokenizer=get_tokenizer),
+    }
+
+
+@pytest.fixture()
+def vllm_stand_in(tmp_path, monkeypatch):
+    recorder = VLLMStandInRecorder()
+    # lm-eval reads vLLM's version from the installed distribution's metadata.
+    dist = tmp_path / "stand-in-site" / "vllm-0.33.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: vllm\nVersion: 0.33.0\n")
+    monkeypatch.syspath_prepend(str(dist.parent))
+    backend = "lm_eval.models.vllm_causallms"
+    sys.modules.pop(backend, None)
+    for name, mod in build_vllm_stand_in(recorder).items():
+        monkeypatch.setitem(sys.modules, name, mod)
+    yield recorder
+    sys.modules.pop(backend, None)  # never leave lm-eval bound to the stand-in
+
+
+@pytest.fixture()
+def data_dir(tmp_path, shared_data) -> Path:
+    """<data_dir>/<benchmark>/: the real TaarofBench release and the DivanBench fixtures."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "taarof").symlink_to(shared_data / "taarof")
+    (data / "divan").symlink_to(DIVAN_FIXTURES / "divan")
+    return data
+
+
+@pytest.mark.e2e
+def test_lm_evals_vllm_backend_sends_each_tasks_sampling_and_messages(vllm_stand_in, tiny_model, data_dir):
+    import lm_eval
+    from transformers import AutoTokenizer
+
+    from lm_eval_persian_culture.tasks.divan import core as divan_core
+    from lm_eval_persian_culture.tasks.taarof import utils as taarof_utils
+
+    tm = pack.task_manager(include_defaults=False, metadata={"data_dir": str(data_dir), "judge_model": "none"})
+    tasks = sorted(tm.all_subtasks)  # every task of the pack (groups are made of these)
+    assert {"taarof_expected", "taarof_gender", "taarof_non_taarof_fa", "divan", "divan_binary_sp5"} <= set(tasks)
+    limit = 2
+    res = lm_eval.simple_evaluate(
+        model="vllm", model_args=f"pretrained={tiny_model},max_model_len=2048", batch_size="auto",
+        tasks=tasks, task_manager=tm, limit=limit, apply_chat_template=True, log_samples=True, bootstrap_iters=0,
+    )  # fmt: skip
+
+    rec = vllm_stand_in
+    assert len(rec.engine_args) == 1 and rec.engine_args[0]["seed"] == 1234  # a fixed seed (DivanBench 4.1)
+    # --batch_size auto: every prompt of every task reaches vLLM in one generate() call
+    assert len(rec.generate_calls) == 1
+    engine_calls = rec.generate_calls[0]
+    assert len(engine_calls) == len(tasks) * limit == len(rec.chats)
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model)
+    by_prompt: dict[str, list[dict]] = {}
+    for ids, sampling in engine_calls:
+        by_prompt.setdefault(tokenizer.decode(ids), []).append(sampling)
+
+    for task in tasks:
+        samples = res["samples"][task]
+        assert len(samples) == limit, task
+        benchmark = task.split("_")[0]
+        for s in samples:
+            prompt, doc = s["arguments"][0][0], s["doc"]
+            assert prompt in by_prompt, (task, prompt[:200])
+            sampling = by_prompt[prompt][0]
+            want = EXPECTED_SAMPLING[benchmark]
+            assert {k: sampling.get(k) for k in want} == want, (task, sampling)
+            assert sampling["stop"] == [EOS], (task, sampling)
+            if benchmark == "taarof":
+                assert "top_p" not in sampling  # greedy: nothing else shapes the distribution
+                variant = "_fa" if task.endswith("_fa") else "_nocountry" if task.endswith("_nocountry") else ""
+                system, user = TAAROF_SYSTEM_PROMPT, getattr(taarof_utils, "doc_to_text" + variant)(doc)
+            else:
+                system, user = PAPER_SYSTEM_PROMPTS[doc["prompt_id"] - 1], divan_core.doc_to_text(doc)
+                assert (doc["statement"] if doc["type"] == "binary" else doc["question"]) in user
+            messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+            assert messages in rec.chats, (task, doc)
+            # ...and the tokens vLLM received are those messages under the model's chat template
+            assert prompt == f"<|system|>\n{system}</s>\n<|user|>\n{user}</s>\n<|assistant|>\n"
+
+    # the stand-in's reply ("پاسخ: بله", yes) flowed back through lm-eval into the pack's metrics:
+    # with --limit 2 the first two binary docs are scored as accepted
+    binary = res["results"]["divan_binary_sp1"]
+    assert binary["invalid_rate,extract"] == 0.0
+    first_two = [s["doc"]["answer"] for s in res["samples"]["divan_binary_sp1"]]
+    assert binary["accuracy,extract"] == pytest.approx(first_two.count("yes") / 2)
+
+
+def divan_server_answer(prompt: str, body: dict) -> str:
+    return "بله"  # accept every statement
+
+
+@pytest.mark.e2e
+def test_local_chat_completions_gets_divan_system_prompts_as_system_messages(tmp_path):
+    import lm_eval
+
+    tm = pack.task_manager(include_defaults=False, metadata={"data_dir": str(DIVAN_FIXTURES)})
+    with FakeOpenAIServer(answer=divan_server_answer, models=("served-model",)) as server:
+        res = lm_eval.simple_evaluate(
+            model="local-chat-completions",
+            model_args=f"model=served-model,base_url={server.base_url}/chat/completions,num_concurrent=4,max_retries=1",
+            tasks=["divan_binary"], task_manager=tm, apply_chat_template=True, bootstrap_iters=0,
+        )  # fmt: skip
+        bodies = list(server.requests)
+
+    # the fixture: 3 positive + 3 negative statements, each under the 5 system prompts
+    assert len(bodies) == 30
+    systems = [b["messages"][0]["content"] for b in bodies]
+    assert all([m["role"] for m in b["messages"]] == ["system", "user"] for b in bodies)
+    assert sorted(set(systems)) == sorted(PAPER_SYSTEM_PROMPTS)
+    assert all(systems.count(p) == 6 for p in PAPER_SYSTEM_PROMPTS)
+    for b in bodies:
+        assert (b["temperature"], b["top_p"], b["max_tokens"], b["model"]) == (0.1, 0.9, 512, "served-model")
+        assert "do_sample" not in b and "max_gen_toks" not in b
+    # every statement accepted: positives all right, negatives all wrong
+    r = res["results"]["divan_binary"]
+    assert r["accept_true,extract"] == 1.0 and r["reject_false,extract"] == 0.0
+    assert r["accuracy,extract"] == pytest.approx(0.5)
+    assert r["acquiescence_bias,extract"] == pytest.approx(1.0)
+
+
+def test_api_extra_is_installed():
+    # `--model local-chat-completions` / `openai-chat-completions` need lm-eval's `api` extra
+    out = subprocess.run(
+        [sys.executable, "-c", "import tenacity, aiohttp, requests; "
+         "from lm_eval.models.openai_completions import LocalChatCompletion; print('ok')"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert out.stdout.strip() == "ok", out.stderr
+    from importlib.metadata import requires
+
+    from packaging.requirements import Requirement
+
+    lm_eval_req = next(r for r in map(Requirement, requires("lm-eval-persian-culture")) if r.name == "lm-eval")
+    assert {"hf", "api"} <= lm_eval_req.extras
