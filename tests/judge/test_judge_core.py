@@ -11,6 +11,7 @@ import openai
 import pytest
 
 from lm_eval_persian_culture.judge import (
+    VERDICT_MAX_TOKENS,
     CachedAnswer,
     Judge,
     JudgeCache,
@@ -311,9 +312,9 @@ def test_cached_answers_need_no_key_and_no_request(tmp_path) -> None:
     settings = JudgeSettings(model="gpt-4", cache_dir=str(tmp_path))  # api.openai.com, no key in env
     cache = JudgeCache(tmp_path)
     cache.put(
-        cache_key(settings.fingerprint(), "t", "q0"),
+        cache_key(settings.fingerprint(VERDICT_MAX_TOKENS), "t", "q0"),
         template_id="t",
-        fingerprint=settings.fingerprint(),
+        fingerprint=settings.fingerprint(VERDICT_MAX_TOKENS),
         answer=CachedAnswer("Yes", 6, 1),
     )
     cache.close()
