@@ -158,7 +158,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "id": f"fake-{uuid.uuid4().hex[:12]}",
                 "object": obj,
                 "created": int(time.time()),
-                "model": body.get("model") or fake.models[0],
+                "model": fake.reported_model or body.get("model") or fake.models[0],
                 "choices": choices,
                 "usage": {
                     "prompt_tokens": prompt_words,
@@ -230,8 +230,12 @@ class FakeOpenAIServer:
         port: int = 0,
         slots: int | None = None,
         finish_abandoned: bool = False,
+        reported_model: str | None = None,
     ) -> None:
-        """``slots``: how many requests are answered at once (None: all of them, each after latency_s)."""
+        """``slots``: how many requests are answered at once (None: all of them, each after latency_s).
+        ``reported_model``: the model name put in replies (default: the one requested), as OpenAI
+        answers ``gpt-4`` with ``gpt-4-0613``."""
+        self.reported_model = reported_model
         self.answer: AnswerFn = answer or _always_yes
         self.latency_s = latency_s
         self.slots = slots
