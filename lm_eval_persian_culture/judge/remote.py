@@ -97,7 +97,10 @@ class OpenAIBackend:
     def answer_many(self, prompts: Sequence[str], max_tokens: int | None, on_answer: OnAnswer) -> None:
         client = self._get_client()
         cancel = threading.Event()
-        self._pace = (time.monotonic(), 0, len(prompts))
+        # Each batch (task) gets a fresh chance and a fresh report; the learned limit carries over.
+        with self._lock:
+            self._pace = (time.monotonic(), 0, len(prompts))
+            self._too_slow, self._solo_timeouts, self._warned_slow = None, 0, False
         pool = ThreadPoolExecutor(max_workers=min(self.settings.concurrency, len(prompts)))
         try:
             futures = {pool.submit(self._ask, client, prompt, max_tokens, cancel): i for i, prompt in enumerate(prompts)}

@@ -281,7 +281,9 @@ _MODEL_ARG_KEYS = ("pretrained", "model", "model_name", "path")
 
 
 def _name_forms(name: str) -> set[str]:
-    full = name.strip().rstrip("/\\").lower().removeprefix(LOCAL_PREFIX)
+    full = name.strip().rstrip("/\\").lower()
+    if full.startswith(LOCAL_PREFIX):  # hf:org/name@revision is the model org/name
+        full = full.removeprefix(LOCAL_PREFIX).partition("@")[0]
     return {full, re.split(r"[/\\]", full)[-1]} - {""}
 
 

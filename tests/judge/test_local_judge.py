@@ -163,6 +163,9 @@ def test_local_judge_settings_are_checked(judge_dir, tmp_path, fresh_process) ->
     with pytest.raises(JudgeConfigError, match="judge_allow_self"):
         check_not_self_judge(JudgeSettings(model="hf:Qwen/Qwen2.5-1.5B-Instruct", cache_dir="/tmp/x"),
                              {"pretrained": "Qwen/Qwen2.5-1.5B-Instruct"})  # fmt: skip
+    with pytest.raises(JudgeConfigError, match="judge_allow_self"):
+        check_not_self_judge(JudgeSettings(model="hf:Qwen/Qwen2.5-1.5B-Instruct@" + "a" * 40, cache_dir="/tmp/x"),
+                             {"pretrained": "/models/Qwen2.5-1.5B-Instruct"})  # fmt: skip
 
 
 def test_local_judge_settings_from_metadata(tmp_path) -> None:
