@@ -21,6 +21,7 @@ from typing import Callable, Mapping, Sequence
 
 from lm_eval_persian_culture.records import decode_record, encode_record
 from lm_eval_persian_culture.judge import (
+    VERDICT_MAX_TOKENS,
     Judge,
     JudgeConfigError,
     JudgeSettings,
@@ -33,6 +34,8 @@ logger = logging.getLogger("lm_eval_persian_culture")
 NO_JUDGE_MESSAGE = (
     "This task is scored by an LLM judge, and none is configured. Set one with\n"
     "  --metadata '{\"judge_model\": \"gpt-4\"}'   (the paper's judge; key read from $OPENAI_API_KEY)\n"
+    "or an open model run in this process, no key needed:\n"
+    "  --metadata '{\"judge_model\": \"hf:Qwen/Qwen2.5-1.5B-Instruct\"}'   (a hub id or hf:/path/to/model)\n"
     "or any OpenAI-compatible server:\n"
     "  --metadata '{\"judge_model\": \"<name>\", \"judge_base_url\": \"http://127.0.0.1:8000/v1\"}'\n"
     "or the env vars PERSIAN_CULTURE_JUDGE_MODEL / PERSIAN_CULTURE_JUDGE_BASE_URL.\n"
@@ -54,11 +57,17 @@ def configured_judge(settings: Mapping | None) -> JudgeSettings | None:
     if js is None or js.disabled:
         return js
     check_not_self_judge(js, settings)
+    if js.is_local:
+        from lm_eval_persian_culture.judge.local import resolve_local_model
+
+        resolve_local_model(js)  # the model can be found and its revision known; nothing is loaded
+        return js
     if js.base_url is None and not os.environ.get(js.api_key_env):
         raise JudgeConfigError(
             f"judge_model={js.model!r} talks to the OpenAI API, but ${js.api_key_env} is not set. "
             "Export the key in that variable (never put it in --metadata: metadata is written "
-            "into the results), or set judge_base_url for a local OpenAI-compatible server."
+            "into the results), set judge_base_url for a local OpenAI-compatible server, or run an open "
+            "judge in this process with judge_model=hf:<hub id or directory>."
         )
     return js
 
@@ -107,6 +116,7 @@ def run_judge(
     prompts = [build_prompt(doc, reply) for doc, reply in zip(docs, replies)]
     results = judge.judge_many(prompts, template_id=template_id, desc=f"judge ({js.model})")
     logger.info("judge usage so far: %s", judge.usage.summary())
+    record_judge_in_results(judge)
     judge.check_error_rate(results)
     return [
         encode_record({
@@ -115,9 +125,50 @@ def run_judge(
             "judge_raw": res.raw,
             "judge_error": res.error,
             "judge_cached": res.cached,
+            **judge_identity(judge, res),
         })
         for reply, res in zip(replies, results)
     ]
+
+
+def judge_identity(judge: Judge, result) -> dict:
+    """Which judge gave this verdict, for the sample record: the configured model, and the local
+    model's revision or the model name the server reported (``completion.model``)."""
+    out = {"judge_model": judge.settings.model}
+    if judge.settings.is_local:
+        out["judge_revision"] = judge.describe().get("revision")
+    else:
+        out["judge_served_model"] = result.served_model
+    return out
+
+
+def record_judge_in_results(judge: Judge) -> None:
+    """Write the judge's identity into the running task's config metadata (lm-eval dumps it into the
+    results JSON after filtering) as ``metadata.judge``.
+
+    lm-eval passes filters no task, so it is found on the call stack (``Task.apply_filters``); if a
+    later lm-eval calls filters differently, the results lack the entry (debug log) while every
+    sample record still names the judge.
+    """
+    frame = sys._getframe(1)
+    try:
+        while frame is not None:
+            task = frame.f_locals.get("self") if frame.f_code.co_name == "apply_filters" else None
+            metadata = getattr(getattr(task, "config", None), "metadata", None)
+            if isinstance(metadata, dict):
+                metadata["judge"] = {**judge.describe(), "settings": _recordable_settings(judge.settings)}
+                return
+            frame = frame.f_back
+        logger.debug("judge identity not written to results: no Task.apply_filters on the call stack")
+    finally:
+        del frame
+
+
+def _recordable_settings(js: JudgeSettings) -> dict:
+    """What shaped the verdicts (decoding, prompt), not where the cache lives or how hard to push."""
+    public = js.public_dict()
+    keep = ("temperature", "system_prompt", "max_error_rate")
+    return {**{key: public[key] for key in keep}, "max_tokens": js.effective_max_tokens(VERDICT_MAX_TOKENS)}
 
 
 def judged_metrics(

@@ -29,3 +29,31 @@ def test_readme_catalogue_names_every_pack_group():
     for group in tm.all_groups:
         assert f"`{group}`" in readme, group
     assert set(tm.all_groups) <= set(pack_task_names())
+
+
+def test_readme_main_job_needs_no_key_and_names_an_open_judge_other_than_the_model():
+    """The first of "The two commands": open model, open local judge (hf:...), pack tasks, no key."""
+    import json
+    import shlex
+
+    from lm_eval_persian_culture.catalogue import pack_task_names
+    from lm_eval_persian_culture.judge import JudgeSettings, check_not_self_judge
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The two commands", 1)[1]
+    main_job = _bash_blocks(section)[0].strip()
+    run = shlex.split(main_job.split("&& lm_eval run", 1)[1])
+    args: dict[str, str | None] = {}
+    for i, token in enumerate(run):
+        if token.startswith("--"):
+            value = run[i + 1] if i + 1 < len(run) and not run[i + 1].startswith("--") else None
+            args[token] = value
+    assert args["--model"] == "hf" and "--apply_chat_template" in args
+    assert set(args["--tasks"].split(",")) == {"taarof_expected", "divan_binary"}
+    assert set(args["--tasks"].split(",")) <= set(pack_task_names())
+    metadata = json.loads(args["--metadata"])
+    judge = JudgeSettings.from_settings(metadata)
+    assert judge.is_local and judge.local_model  # in-process: no server, no API key
+    assert "OPENAI_API_KEY" not in main_job and "judge_base_url" not in metadata
+    model_args = dict(kv.split("=", 1) for kv in args["--model_args"].split(","))
+    check_not_self_judge(judge, model_args)  # raises if the judge were the evaluated model

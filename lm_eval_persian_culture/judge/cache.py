@@ -2,8 +2,9 @@
 
 One sqlite file per cache folder (WAL mode: concurrent readers, and several processes may share
 it). The key hashes the judge fingerprint, the prompt template id and the prompt, so a different
-judge model, server, temperature, system prompt or template is a miss. Only the judge's raw answer
-and token counts are stored; never credentials (the fingerprint's URL is already redacted).
+judge model (with the local model's revision), server, temperature, max_tokens, system prompt or
+template is a miss. Only the judge's raw answer, token counts and the model name the server reported
+are stored; never credentials (the fingerprint's URL is already redacted).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class CachedAnswer:
     raw: str
     prompt_tokens: int
     completion_tokens: int
+    served_model: str | None = None  # the model the server says answered (completion.model)
 
 
 class JudgeCache:
@@ -64,6 +66,12 @@ class JudgeCache:
                     created_at REAL NOT NULL
                 )"""
             )
+            columns = {row[1] for row in self._conn.execute("PRAGMA table_info(answers)")}
+            if "served_model" not in columns:  # caches written before it was recorded
+                try:
+                    self._conn.execute("ALTER TABLE answers ADD COLUMN served_model TEXT")
+                except sqlite3.OperationalError:  # another process added it just now
+                    pass
             self._conn.commit()
 
     def get_many(self, keys: Iterable[str]) -> dict[str, CachedAnswer]:
@@ -73,12 +81,12 @@ class JudgeCache:
             for start in range(0, len(wanted), _BATCH):
                 chunk = wanted[start : start + _BATCH]
                 rows = self._conn.execute(
-                    "SELECT key, raw, prompt_tokens, completion_tokens FROM answers "
+                    "SELECT key, raw, prompt_tokens, completion_tokens, served_model FROM answers "
                     f"WHERE key IN ({','.join('?' * len(chunk))})",
                     chunk,
                 )
-                for key, raw, prompt_tokens, completion_tokens in rows:
-                    found[key] = CachedAnswer(raw, prompt_tokens, completion_tokens)
+                for key, raw, prompt_tokens, completion_tokens, served_model in rows:
+                    found[key] = CachedAnswer(raw, prompt_tokens, completion_tokens, served_model)
         return found
 
     def put(
@@ -92,7 +100,8 @@ class JudgeCache:
         """Store one answer and commit at once, so a crash loses nothing already paid for."""
         with self._lock:
             self._conn.execute(
-                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO answers (key, template_id, fingerprint, raw, prompt_tokens, "
+                "completion_tokens, created_at, served_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key,
                     template_id,
@@ -101,6 +110,7 @@ class JudgeCache:
                     answer.prompt_tokens,
                     answer.completion_tokens,
                     time.time(),
+                    answer.served_model,
                 ),
             )
             self._conn.commit()

@@ -23,6 +23,14 @@ PAPER_JUDGE_MODEL = "gpt-4"
 """TaarofBench's judge (App. 1.8); the documented choice for paper-faithful scores."""
 
 PAPER_SYSTEM_PROMPT = "You are a helpful assistant."
+
+LOCAL_PREFIX = "hf:"
+"""``judge_model=hf:<hub id or directory>`` runs the judge in-process through transformers."""
+
+VERDICT_MAX_TOKENS = 16
+"""Default answer budget of verdict prompts (Yes/No, an option letter): the paper's judge answers
+one word, and the parsers read only the start of the answer. Without a cap a local model may ramble
+until its context ends. Prompt kinds that need more pass their own default to ``judge_many``."""
 CACHE_ENV = "PERSIAN_CULTURE_JUDGE_CACHE"
 _ENV_PREFIX = "PERSIAN_CULTURE_JUDGE_"
 
@@ -64,6 +72,10 @@ class JudgeSettings:
     max_error_rate: float = 0.05
     system_prompt: str = PAPER_SYSTEM_PROMPT
     allow_self_judge: bool = False
+    # local judge (judge_model=hf:...) only
+    batch_size: int = 16
+    device: str = "auto"
+    dtype: str = "auto"
 
     def __post_init__(self) -> None:
         if not self.model.strip():
@@ -84,6 +96,34 @@ class JudgeSettings:
             raise JudgeConfigError(f"judge max_error_rate must be within [0, 1], got {self.max_error_rate}")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise JudgeConfigError(f"judge max_tokens must be >= 1 or unset, got {self.max_tokens}")
+        if self.batch_size < 1:
+            raise JudgeConfigError(f"judge batch_size must be >= 1, got {self.batch_size}")
+        if self.is_local:
+            if not self.local_model:
+                raise JudgeConfigError(
+                    f"judge_model={self.model!r}: name a Hugging Face model id or a directory after 'hf:' "
+                    "(e.g. hf:Qwen/Qwen2.5-1.5B-Instruct or hf:/models/judge)"
+                )
+            if self.base_url:
+                raise JudgeConfigError(
+                    f"judge_model={self.model!r} runs in-process, but judge_base_url={redact_url(self.base_url)} "
+                    "is set too: drop the 'hf:' prefix to use the server, or unset judge_base_url"
+                )
+            if self.temperature != 0.0:
+                raise JudgeConfigError(
+                    f"the local judge ({self.model}) decodes greedily; judge_temperature must be 0, "
+                    f"got {self.temperature}"
+                )
+
+    @property
+    def is_local(self) -> bool:
+        """True for ``hf:<model>``: the judge runs in this process through transformers, no server, no key."""
+        return self.model.strip().lower().startswith(LOCAL_PREFIX)
+
+    @property
+    def local_model(self) -> str:
+        """The hub id or directory after ``hf:`` (empty for served judges)."""
+        return self.model.strip()[len(LOCAL_PREFIX) :].strip() if self.is_local else ""
 
     @property
     def disabled(self) -> bool:
@@ -123,13 +163,20 @@ class JudgeSettings:
         out["base_url"] = redact_url(self.base_url)
         return out
 
-    def fingerprint(self) -> dict[str, Any]:
-        """What determines a verdict; the cache key is built from it (so it carries no credentials)."""
+    def effective_max_tokens(self, default: int | None) -> int | None:
+        """judge_max_tokens when set, else the prompt kind's own default."""
+        return self.max_tokens if self.max_tokens is not None else default
+
+    def fingerprint(self, default_max_tokens: int | None = None) -> dict[str, Any]:
+        """What determines a verdict; the cache key is built from it (so it carries no credentials).
+
+        The local judge adds the model's revision (see ``judge.local``).
+        """
         return {
             "model": self.model,
             "base_url": redact_url(self.base_url),
             "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
+            "max_tokens": self.effective_max_tokens(default_max_tokens),
             "system_prompt": self.system_prompt,
         }
 
@@ -196,6 +243,9 @@ _SPECS = (
     _Spec("max_retries", "judge_max_retries", _ENV_PREFIX + "MAX_RETRIES", _parse_int, "an integer"),
     _Spec("max_error_rate", "judge_max_error_rate", _ENV_PREFIX + "MAX_ERROR_RATE", _parse_float, "a number"),
     _Spec("allow_self_judge", "judge_allow_self", _ENV_PREFIX + "ALLOW_SELF", _parse_bool, "true/false"),
+    _Spec("batch_size", "judge_batch_size", _ENV_PREFIX + "BATCH_SIZE", _parse_int, "an integer"),
+    _Spec("device", "judge_device", _ENV_PREFIX + "DEVICE", _parse_str, "a device (auto, cpu, cuda, cuda:1)"),
+    _Spec("dtype", "judge_dtype", _ENV_PREFIX + "DTYPE", _parse_str, "a dtype (auto, float32, bfloat16)"),
 )
 _METADATA_KEYS = {spec.key for spec in _SPECS}
 
@@ -232,6 +282,8 @@ _MODEL_ARG_KEYS = ("pretrained", "model", "model_name", "path")
 
 def _name_forms(name: str) -> set[str]:
     full = name.strip().rstrip("/\\").lower()
+    if full.startswith(LOCAL_PREFIX):  # hf:org/name@revision is the model org/name
+        full = full.removeprefix(LOCAL_PREFIX).partition("@")[0]
     return {full, re.split(r"[/\\]", full)[-1]} - {""}
 
 

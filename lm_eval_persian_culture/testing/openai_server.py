@@ -7,12 +7,18 @@ Lets the judge, and lm-eval's own API models, be exercised over real HTTP with t
     with FakeOpenAIServer(answer=lambda prompt, body: "Yes", latency_s=0.01) as server:
         server.fail_next(1, kind="429", match="scenario 7")
         client = openai.OpenAI(base_url=server.base_url, api_key="EMPTY")
+
+``slots=1`` imitates a small local server (llama.cpp's default ``--parallel 1``): one request is
+answered at a time, taking ``latency_s`` each, and the others wait in a queue; a request whose
+client hangs up (a client timeout) while it waits or is being answered is dropped, as llama.cpp and
+vLLM cancel it, unless ``finish_abandoned=True`` (a server that does the work anyway).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import select
 import socket
 import sys
 import threading
@@ -124,7 +130,10 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None:
             self._inject(fault)
             return
-        if fake.latency_s > 0:
+        if fake.slots is not None:
+            if not self._serve_in_slot(fake):
+                return
+        elif fake.latency_s > 0:
             fake._closing.wait(fake.latency_s)
         try:
             answers = [fake.answer(p, body) for p in prompts]
@@ -149,7 +158,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "id": f"fake-{uuid.uuid4().hex[:12]}",
                 "object": obj,
                 "created": int(time.time()),
-                "model": body.get("model") or fake.models[0],
+                "model": fake.reported_model or body.get("model") or fake.models[0],
                 "choices": choices,
                 "usage": {
                     "prompt_tokens": prompt_words,
@@ -158,6 +167,43 @@ class _Handler(BaseHTTPRequestHandler):
                 },
             },
         )
+
+    def _client_gone(self) -> bool:
+        """True when the client has closed the connection (a timeout on its side)."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
+            return True
+
+    def _serve_in_slot(self, fake: FakeOpenAIServer) -> bool:
+        """Queue for one of the server's slots, then spend latency_s in it; False if the client left."""
+        with fake._lock:
+            fake._queued += 1
+            fake.max_queued = max(fake.max_queued, fake._queued)
+        try:
+            while not fake._slot_sem.acquire(timeout=0.01):
+                if fake._closing.is_set() or (not fake.finish_abandoned and self._client_gone()):
+                    fake._count("abandoned")
+                    return False
+        finally:
+            with fake._lock:
+                fake._queued -= 1
+        try:
+            deadline = time.monotonic() + fake.latency_s
+            while (left := deadline - time.monotonic()) > 0:
+                if fake._closing.wait(min(left, 0.01)):
+                    return False
+                if not fake.finish_abandoned and self._client_gone():
+                    fake._count("abandoned")
+                    return False
+            if self._client_gone():
+                fake._count("abandoned")  # the work was done, but nobody was there to read it
+                return False
+            fake._count("served")
+            return True
+        finally:
+            fake._slot_sem.release()
 
     def _inject(self, fault: _Fault) -> None:
         if fault.kind == "drop":
@@ -182,9 +228,23 @@ class FakeOpenAIServer:
         models: Sequence[str] = ("fake-judge",),
         host: str = "127.0.0.1",
         port: int = 0,
+        slots: int | None = None,
+        finish_abandoned: bool = False,
+        reported_model: str | None = None,
     ) -> None:
+        """``slots``: how many requests are answered at once (None: all of them, each after latency_s).
+        ``reported_model``: the model name put in replies (default: the one requested), as OpenAI
+        answers ``gpt-4`` with ``gpt-4-0613``."""
+        self.reported_model = reported_model
         self.answer: AnswerFn = answer or _always_yes
         self.latency_s = latency_s
+        self.slots = slots
+        self.finish_abandoned = finish_abandoned
+        self._slot_sem = threading.Semaphore(slots or 1)
+        self._queued = 0
+        self.max_queued = 0  # most requests that ever waited for a slot at once
+        self.served = 0  # slot mode: answers sent
+        self.abandoned = 0  # slot mode: requests whose client hung up before the answer
         self.models = list(models)
         self.requests: list[dict] = []  # every POSTed body, faulted attempts included
         self.auth_headers: list[str | None] = []
@@ -206,6 +266,10 @@ class FakeOpenAIServer:
     def request_count(self) -> int:
         with self._lock:
             return len(self.requests)
+
+    def _count(self, what: str) -> None:
+        with self._lock:
+            setattr(self, what, getattr(self, what) + 1)
 
     def requests_matching(self, substring: str) -> int:
         """How many attempts (faulted ones included) carried a prompt containing ``substring``."""
@@ -263,8 +327,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     parser.add_argument("--answer", default="Yes", help="text returned for every prompt")
+    parser.add_argument("--slots", type=int, default=None, help="answer this many requests at a time (queue the rest)")
     args = parser.parse_args(argv)
-    server = FakeOpenAIServer(answer=lambda prompt, body: args.answer, latency_s=args.latency, port=args.port)
+    server = FakeOpenAIServer(
+        answer=lambda prompt, body: args.answer, latency_s=args.latency, port=args.port, slots=args.slots
+    )
     print(f"serving on {server.base_url}", flush=True)
     try:
         server._thread.join()

@@ -11,6 +11,7 @@ import openai
 import pytest
 
 from lm_eval_persian_culture.judge import (
+    VERDICT_MAX_TOKENS,
     CachedAnswer,
     Judge,
     JudgeCache,
@@ -311,9 +312,9 @@ def test_cached_answers_need_no_key_and_no_request(tmp_path) -> None:
     settings = JudgeSettings(model="gpt-4", cache_dir=str(tmp_path))  # api.openai.com, no key in env
     cache = JudgeCache(tmp_path)
     cache.put(
-        cache_key(settings.fingerprint(), "t", "q0"),
+        cache_key(settings.fingerprint(VERDICT_MAX_TOKENS), "t", "q0"),
         template_id="t",
-        fingerprint=settings.fingerprint(),
+        fingerprint=settings.fingerprint(VERDICT_MAX_TOKENS),
         answer=CachedAnswer("Yes", 6, 1),
     )
     cache.close()
@@ -476,3 +477,37 @@ def test_fake_server_serves_models_and_text_completions() -> None:
         client.close()
         with pytest.raises(ValueError):
             srv.fail_next(1, kind="teapot")
+
+
+def test_served_model_name_is_returned_cached_and_recorded(tmp_path) -> None:
+    """The model the server says answered (completion.model), kept with the cached answer."""
+    from lm_eval_persian_culture.judge_filter import judge_identity
+
+    with FakeOpenAIServer(answer=scripted, reported_model="gpt-4-0613") as srv:
+        settings = make_settings(srv, tmp_path)
+        with Judge(settings) as judge:
+            [fresh] = judge.judge_many(["q2"], template_id="t")
+            assert judge.describe()["served_models"] == ["gpt-4-0613"]
+        with Judge(settings) as judge:  # a new run: from the cache
+            [cached] = judge.judge_many(["q2"], template_id="t")
+            assert judge_identity(judge, cached) == {"judge_model": "gpt-4", "judge_served_model": "gpt-4-0613"}
+    assert fresh.served_model == cached.served_model == "gpt-4-0613" and cached.cached
+    assert srv.request_count == 1
+
+
+def test_cache_written_before_served_model_was_recorded_still_reads(tmp_path) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(tmp_path / "judge_cache.sqlite3")
+    conn.execute(
+        "CREATE TABLE answers (key TEXT PRIMARY KEY, template_id TEXT NOT NULL, fingerprint TEXT NOT NULL, "
+        "raw TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, created_at REAL NOT NULL)"
+    )
+    conn.execute("INSERT INTO answers VALUES ('k', 't', '{}', 'Yes', 6, 1, 0)")
+    conn.commit()
+    conn.close()
+    cache = JudgeCache(tmp_path)
+    assert cache.get_many(["k"]) == {"k": CachedAnswer("Yes", 6, 1, None)}
+    cache.put("k2", template_id="t", fingerprint={}, answer=CachedAnswer("No", 6, 1, "m-0613"))
+    assert cache.get_many(["k2"])["k2"].served_model == "m-0613"
+    cache.close()

@@ -39,7 +39,7 @@ from lm_eval_persian_culture.data import (
 )
 from lm_eval_persian_culture.extract import LETTERS, extract_choice, extract_yes_no, yes_no_label
 from lm_eval_persian_culture.judge import JudgeConfigError
-from lm_eval_persian_culture.judge_filter import configured_judge, judge_for, template_id
+from lm_eval_persian_culture.judge_filter import configured_judge, judge_for, record_judge_in_results, template_id
 from lm_eval_persian_culture.records import decode_record, encode_record
 
 logger = logging.getLogger("lm_eval_persian_culture")
@@ -410,6 +410,7 @@ def llm_extract(docs: Sequence[dict], replies: Sequence[str], settings) -> list[
             template_id=template_id(f"divan-extract-{kind}", template),
             desc=f"DivanBench LLM extractor ({settings.model})",
         )
+        record_judge_in_results(judge)
         for i, res in zip(idx, results):
             answer = None if res.verdict in (None, "none") else res.verdict
             out[i] = (answer, res.raw, res.error)

@@ -1,0 +1,282 @@
+"""The judge over HTTP: any OpenAI-compatible server (OpenAI, vLLM, llama.cpp, Ollama, LiteLLM).
+
+One shared ``openai.OpenAI`` client, a thread pool, and an adaptive limit on requests in flight
+(``concurrency.AdaptiveLimit``). Retries are done here rather than inside the client, so that
+every attempt, retries included, waits for a slot under the current limit, and a timeout is seen
+by the limit at once: 429 (honouring Retry-After), 408/409, 5xx, timeouts and dropped connections
+are retried with exponential backoff up to ``judge_max_retries`` times.
+
+A judge that is too slow is reported, not silently retried: the first timeout logs the pace so
+far, an estimate for the rest and the settings to change; a request that times out twice in a row
+while it was the only one in flight means the server cannot answer even one request within
+``judge_timeout``, and the remaining items are given up at once with that message as their error.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import os
+import random
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Any
+
+import openai
+
+from lm_eval_persian_culture.judge.backend import OnAnswer
+from lm_eval_persian_culture.judge.cache import CachedAnswer
+from lm_eval_persian_culture.judge.concurrency import AdaptiveLimit, Slot
+from lm_eval_persian_culture.judge.settings import JudgeConfigError, JudgeSettings, redact_url
+
+log = logging.getLogger(__name__)
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+_RETRIED_STATUSES = {408, 409, 429}  # and every 5xx
+_MAX_ERROR_TEXT = 160
+_MAX_RETRY_AFTER_S = 60.0
+_SOLO_TIMEOUTS_TO_GIVE_UP = 2
+
+
+class OpenAIBackend:
+    def __init__(self, settings: JudgeSettings) -> None:
+        self.settings = settings
+        self.limit = AdaptiveLimit(settings.concurrency)
+        self.attempts = 0
+        self.timeouts = 0
+        self.served_models: set[str] = set()
+        self._client: openai.OpenAI | None = None
+        self._api_key: str | None = None
+        self._lock = threading.Lock()
+        self._too_slow: str | None = None
+        self._solo_timeouts = 0
+        self._warned_slow = False
+        self._pace: tuple[float, int, int] = (0.0, 0, 0)  # (start, answered, total) of the current batch
+
+    @property
+    def url(self) -> str:
+        return redact_url(self.settings.base_url) or OPENAI_BASE_URL
+
+    def fingerprint(self) -> dict[str, Any]:
+        return {}
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "backend": "openai-compatible",
+            "model": self.settings.model,
+            "base_url": self.url,
+            "served_models": sorted(self.served_models),
+        }
+
+    def _get_client(self) -> openai.OpenAI:
+        """Built on first cache miss, so a fully cached re-run needs no key."""
+        if self._client is None:
+            settings = self.settings
+            key = os.environ.get(settings.api_key_env)
+            if not key:
+                if settings.base_url is None:
+                    raise JudgeConfigError(
+                        f"judge model {settings.model!r} is served by api.openai.com and needs an API key: "
+                        f"set the environment variable {settings.api_key_env} (or name another one with "
+                        "judge_api_key_env), point judge_base_url at an OpenAI-compatible server, or run a "
+                        "local judge with judge_model=hf:<model id or directory>"
+                    )
+                key = "EMPTY"  # local servers (vLLM, llama.cpp, Ollama) accept any key
+            self._api_key = key
+            self._client = openai.OpenAI(
+                # Explicit URL: a stray $OPENAI_BASE_URL must not silently reroute the paper's judge.
+                base_url=settings.base_url or OPENAI_BASE_URL,
+                api_key=key,
+                timeout=settings.timeout,
+                max_retries=0,  # retried in _ask, under the adaptive limit
+            )
+        return self._client
+
+    def answer_many(self, prompts: Sequence[str], max_tokens: int | None, on_answer: OnAnswer) -> None:
+        client = self._get_client()
+        cancel = threading.Event()
+        # Each batch (task) gets a fresh chance and a fresh report; the learned limit carries over.
+        with self._lock:
+            self._pace = (time.monotonic(), 0, len(prompts))
+            self._too_slow, self._solo_timeouts, self._warned_slow = None, 0, False
+        pool = ThreadPoolExecutor(max_workers=min(self.settings.concurrency, len(prompts)))
+        try:
+            futures = {pool.submit(self._ask, client, prompt, max_tokens, cancel): i for i, prompt in enumerate(prompts)}
+            for future in as_completed(futures):
+                answer, error = future.result()
+                on_answer(futures[future], answer, error)
+        finally:
+            # On Ctrl-C or a bug, don't keep paying for queued calls nobody will read.
+            cancel.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _ask(
+        self, client: openai.OpenAI, prompt: str, max_tokens: int | None, cancel: threading.Event
+    ) -> tuple[CachedAnswer | None, str | None]:
+        """One judgment, retried; returns (answer, None) or (None, short error)."""
+        settings = self.settings
+        optional = {} if max_tokens is None else {"max_tokens": max_tokens}
+        last_error: openai.APIError | None = None
+        for attempt in range(settings.max_retries + 1):
+            if self._too_slow:
+                return None, self._too_slow
+            slot = self._acquire(cancel)
+            if slot is None:
+                return None, "cancelled"
+            with self._lock:
+                self.attempts += 1
+            try:
+                completion = client.chat.completions.create(
+                    model=settings.model,
+                    messages=[
+                        {"role": "system", "content": settings.system_prompt},
+                        {"role": "user", "content": prompt},
+                    ],
+                    temperature=settings.temperature,
+                    **optional,
+                )
+            except openai.APITimeoutError as err:
+                alone = self.limit.was_alone(slot)
+                cut = self.limit.release(slot, congested=True)
+                self._on_timeout(cut, alone)
+                last_error, retry_after = err, None
+            except openai.APIConnectionError as err:
+                self.limit.release(slot)
+                last_error, retry_after = err, None
+            except openai.APIStatusError as err:
+                self.limit.release(slot, congested=err.status_code == 429)
+                if not (err.status_code in _RETRIED_STATUSES or err.status_code >= 500):
+                    return None, self._describe(err)
+                last_error, retry_after = err, _retry_after(err.response.headers)
+            except openai.APIError as err:
+                self.limit.release(slot)
+                return None, self._describe(err)
+            else:
+                self.limit.release(slot, answered=True)
+                return self._answer(completion)
+            if attempt < settings.max_retries:
+                delay = retry_after if retry_after is not None else min(0.5 * 2**attempt, 8.0) * (1 - random.random() / 4)
+                if cancel.wait(delay):
+                    return None, "cancelled"
+        assert last_error is not None
+        return None, self._too_slow or self._describe(last_error)
+
+    def _acquire(self, cancel: threading.Event) -> Slot | None:
+        """A slot under the adaptive limit, or None if the batch was cancelled."""
+        while not cancel.is_set():
+            # Short waits, so a cancelled batch does not leave threads blocked here.
+            slot = self.limit.acquire(timeout=0.1)
+            if slot is not None:
+                return slot
+        return None
+
+    def _answer(self, completion: Any) -> tuple[CachedAnswer | None, str | None]:
+        served = getattr(completion, "model", None) or None
+        with self._lock:
+            self._solo_timeouts = 0
+            start, answered, total = self._pace
+            self._pace = (start, answered + 1, total)
+            if served:
+                self.served_models.add(served)
+        choice = completion.choices[0] if completion.choices else None
+        text = choice.message.content if choice is not None else None
+        if not text:
+            # Not cached: an empty answer (content filter, length cut) may well differ next time.
+            return None, f"empty answer (finish_reason={choice.finish_reason if choice else None})"
+        usage = completion.usage
+        return CachedAnswer(
+            raw=text,
+            prompt_tokens=usage.prompt_tokens if usage else 0,
+            completion_tokens=usage.completion_tokens if usage else 0,
+            served_model=served,
+        ), None
+
+    def _on_timeout(self, cut: bool, solo: bool) -> None:
+        settings = self.settings
+        with self._lock:
+            self.timeouts += 1
+            self._solo_timeouts = self._solo_timeouts + 1 if solo else 0
+            start, answered, total = self._pace
+            first = not self._warned_slow
+            self._warned_slow = True
+            give_up = self._solo_timeouts >= _SOLO_TIMEOUTS_TO_GIVE_UP and self._too_slow is None
+            if give_up:
+                self._too_slow = (
+                    f"judge too slow: no answer within judge_timeout={settings.timeout:g}s even with one request "
+                    f"at a time ({self.url}); raise judge_timeout or lower judge_max_tokens"
+                )
+        elapsed = time.monotonic() - start
+        if answered:
+            per_answer = elapsed / answered
+            pace = (
+                f"{answered} of {total} answered in {_duration(elapsed)} (~{per_answer:.2g}s each); at this pace "
+                f"the remaining {total - answered} need ~{_duration((total - answered) * per_answer)}"
+            )
+        else:
+            pace = f"none of {total} answered yet after {_duration(elapsed)}"
+        advice = (
+            "If the server answers few requests at a time (llama.cpp --parallel, OLLAMA_NUM_PARALLEL, a busy "
+            "vLLM), set judge_concurrency to its number of slots; if one answer takes longer than "
+            f"judge_timeout={settings.timeout:g}s, raise judge_timeout or lower judge_max_tokens."
+        )
+        if give_up:
+            log.error("%s. %s. %s", self._too_slow, pace, advice)
+        elif first or cut:
+            log.warning(
+                "judge at %s (%s) is slow: a request got no answer within judge_timeout=%gs; requests in flight "
+                "lowered to %d (judge_concurrency=%d is the ceiling). %s. %s",
+                self.url, settings.model, settings.timeout, self.limit.limit, settings.concurrency, pace,
+                advice if first else "",
+            )  # fmt: skip
+
+    def _describe(self, err: openai.APIError) -> str:
+        """A short reason for the error; never request headers, and the key scrubbed from server text."""
+        retries = self.settings.max_retries
+        if isinstance(err, openai.APITimeoutError):
+            text = f"timeout after {retries} retries ({self.settings.timeout:g}s per attempt)"
+        elif isinstance(err, openai.APIConnectionError):
+            cause = type(err.__cause__).__name__ if err.__cause__ else "connection error"
+            text = f"connection failed after {retries} retries ({cause})"
+        elif isinstance(err, openai.APIStatusError):
+            status = err.status_code
+            if status in _RETRIED_STATUSES or status >= 500:
+                text = f"http {status} after {retries} retries"
+            else:
+                text = f"http {status}: {err.message}"
+        else:
+            text = f"{type(err).__name__}: {err}"
+        if self._api_key and self._api_key != "EMPTY":
+            text = text.replace(self._api_key, "***")
+        return text[:_MAX_ERROR_TEXT]
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds from Retry-After / retry-after-ms (as the openai client reads them); None if absent or absurd."""
+    value: float | None = None
+    try:
+        if "retry-after-ms" in headers:
+            value = float(headers["retry-after-ms"]) / 1000
+        elif "retry-after" in headers:
+            text = headers["retry-after"]
+            try:
+                value = float(text)
+            except ValueError:
+                parsed = email.utils.parsedate_to_datetime(text)
+                value = parsed.timestamp() - time.time()
+    except (TypeError, ValueError):
+        return None
+    return value if value is not None and 0 <= value <= _MAX_RETRY_AFTER_S else None
