@@ -270,9 +270,14 @@ def tokens(text: str) -> list[str]:
 
 
 def lemmas(text: str) -> list[str]:
-    """hazm's lemma of every token (BLEnD's Persian exact match lemmatises token by token)."""
+    """hazm's lemma of every token (BLEnD's Persian exact match lemmatises token by token).
+
+    Tokens keep their half-spaces here, because hazm's lemmatiser knows ``کتاب‌ها`` (-> کتاب)
+    but not ``کتاب ها``; the lemmas are compared with half-spaces as spaces.
+    """
     lem = _lemmatizer()
-    return [lem.lemmatize(t) for t in tokens(text)]
+    text = re.sub(r"[،؛,;.!?؟]+", " ", _PUNCT.sub(" ", clean(text)))
+    return [lem.lemmatize(t).replace(ZWNJ, " ").casefold() for t in text.split()]
 
 
 __all__ = [
