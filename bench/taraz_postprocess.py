@@ -53,17 +53,20 @@ def main() -> None:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     data = replies(args.n)
     postprocess(data[0])  # load hazm's resources outside the timing
-    best = float("inf")
+    best_cpu = best_wall = float("inf")
     for _ in range(args.repeats):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         for reply in data:
             postprocess(reply)
-        best = min(best, time.perf_counter() - t0)
-    rate = args.n / best
+        best_cpu = min(best_cpu, time.process_time() - c0)
+        best_wall = min(best_wall, time.perf_counter() - t0)
+    rate = args.n / best_cpu
     mean_chars = sum(map(len, data)) / len(data)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"taraz post-processing: {args.n} replies (mean {mean_chars:.0f} chars), best of {args.repeats}: "
-          f"{best:.2f} s -> {rate:,.0f} answers/s on one core (target >= {TARGET:,.0f}): "
-          f"{'OK' if rate >= TARGET else 'BELOW TARGET'}")  # fmt: skip
+          f"{best_cpu:.2f} s CPU -> {rate:,.0f} answers/s on one core (target >= {TARGET:,.0f}): "
+          f"{'OK' if rate >= TARGET else 'BELOW TARGET'}; wall {best_wall:.2f} s -> {args.n / best_wall:,.0f}/s "
+          f"at load average {load:.1f}")  # fmt: skip
     sys.exit(0 if rate >= TARGET else 1)
 
 

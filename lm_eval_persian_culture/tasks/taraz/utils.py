@@ -294,7 +294,7 @@ def process_results(doc, results):
     out = {name: record.get(name) for name in BLEND_METRICS if name in record}
     if "judge_match" in record or "judge_error" in record:
         out["judge_match"] = record.get("judge_match")
-        out["judge_errors"] = record.get("judge_match")
+        out["judge_errors"] = record.get("judge_match")  # aggregated by counting the Nones
     missing = [m for m in sa.METRICS if m not in out]
     if missing:
         raise DataSchemaError(f"taraz: doc {doc.get('id')}: the score filter produced no {missing}")
