@@ -101,8 +101,8 @@ def _blend_rows(settings: dict) -> tuple[list[dict], str]:
 
 
 def load_blend(**settings):
-    _prepare(settings)
     rows, provenance = _blend_rows(settings)
+    _prepare(settings)
     kept = [r for r in rows if not blend_excluded(r)]
     logger.info("taraz_blend: %d of %d BLEnD Iran questions remain after BLEnD's exclusion rule", len(kept), len(rows))
     docs = [
@@ -135,13 +135,13 @@ ISN_SAQ_HELP = (
 
 
 def load_isn_saq(**settings):
-    _prepare(settings)
     if resolve_data_dir(settings) is None:
         raise DataNotFoundError(ISN_SAQ_HELP)
     try:
         rows, provenance = load_rows(ISN_SAQ_SOURCE, settings)
     except DataNotFoundError as err:
         raise DataNotFoundError(f"{err}\n{ISN_SAQ_HELP}") from None
+    _prepare(settings)
     docs = [{"id": str(r["id"]), "question": r["question"].strip(), "references": [r["answer"].strip()]} for r in rows]
     return {"test": to_dataset(docs, provenance)}
 
@@ -192,8 +192,8 @@ def isn_derived_items(rows: list[dict]) -> list[dict]:
 
 
 def load_isn_derived(**settings):
-    _prepare(settings)
     rows, provenance = load_rows(ISN_SOURCE, settings)
+    _prepare(settings)
     return {"test": to_dataset(isn_derived_items(rows), provenance)}
 
 
@@ -218,14 +218,14 @@ def doc_to_text_percul_saq(doc: dict) -> str:
 def load_percul_saq(**settings):
     from lm_eval_persian_culture.tasks.taraz import percul_saq
 
-    _prepare(settings)
     docs, provenance = percul_saq.build_docs(settings)
+    _prepare(settings)
     return {"test": to_dataset(docs, provenance)}
 
 
 # --------------------------------------------------------------------------- scoring
 def _prepare(settings: dict) -> None:
-    """At task load, before generation: the embedding model (and, for _judged tasks, the judge)."""
+    """At task load, after the data checked out and before generation: the embedding model."""
     prepare_embedding_model(settings)
 
 
