@@ -196,3 +196,17 @@ def make_spread_aggregations(
     mean_agg.__name__ = name
     std_agg.__name__ = f"{name}_std"
     return {name: mean_agg, f"{name}_std": std_agg}
+
+
+def macro_rate(
+    items: Iterable[Mapping],
+    field: str,
+    group: str = "category",
+    where: Callable[[Mapping], bool] | None = None,
+) -> float:
+    """Macro average: the unweighted mean over groups of the per-group mean of ``field``.
+
+    PerCul's headline "macro accuracy over the categories": each category counts once,
+    whatever its size. Groups absent from ``items`` do not count; NaN when none is present.
+    """
+    return mean_or_nan(list(per_group_rate(items, field, group=group, where=where).values()))

@@ -33,8 +33,16 @@ def main(argv: list[str] | None = None) -> None:
     install_into_lm_eval()
     from lm_eval.__main__ import cli_evaluate
 
+    from lm_eval_persian_culture.data import DataNotFoundError, DataSchemaError
+    from lm_eval_persian_culture.scoring.embeddings import EmbeddingConfigError
+
     sys.argv = ["lm-eval-persian", *argv]
-    cli_evaluate()
+    try:
+        cli_evaluate()
+    except (DataNotFoundError, DataSchemaError, EmbeddingConfigError) as err:
+        # Data a user can fix (missing, malformed, gated): one line naming what to do, no traceback.
+        print(f"lm-eval-persian: error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

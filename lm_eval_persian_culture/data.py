@@ -122,7 +122,7 @@ class SourceFile:
     @property
     def fmt(self) -> str:
         suffix = Path(self.filename).suffix.lower()
-        return {".jsonl": "json", ".json": "json", ".csv": "csv"}.get(suffix, suffix)
+        return {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}.get(suffix, suffix)
 
 
 def resolve_data_dir(settings: Mapping[str, Any] | None = None) -> Path | None:
@@ -183,6 +183,14 @@ def read_local(path: Path) -> list[dict]:
             return _read_json(path)
     if suffix == ".csv":
         return _read_csv(path)
+    if suffix == ".parquet":  # the hub's own storage format (pyarrow comes with datasets)
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.read_table(path).to_pylist()
+        except (pa.ArrowException, OSError) as e:
+            raise DataSchemaError(f"{path}: not a readable parquet file: {e}") from None
     raise DataSchemaError(f"{path}: unsupported file type {suffix!r}")
 
 

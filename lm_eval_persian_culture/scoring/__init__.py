@@ -1,1 +1,2 @@
-"""What turns model replies into numbers, shared by the pack's benchmarks (see /DESIGN: scoring layer)."""
+"""What turns model replies into numbers, shared by the pack's benchmarks (the scoring layer of DESIGN.md):
+answer extraction, numbers and ranges, aggregations, short-answer metrics, embeddings, agreement."""

@@ -1,0 +1,198 @@
+"""TARAZ's short-answer metrics (paper sec. 5.1): every metric is binary per question.
+
+* ``exact_match`` -- BLEnD's soft exact match for Persian (its ``lemma_check``): the normalised
+  reference is a substring of the normalised reply, else every hazm lemma of the reference's
+  tokens is among the reply's lemmas. True if it holds for some reference.
+* ``rouge1_match`` / ``rouge2_match`` / ``rougeL_match`` -- rouge-score F1 == 1.0 against some
+  reference, with a Persian tokenizer (rouge-score's default keeps only [a-z0-9] and would make
+  every Persian score 0). A one-word reply or reference has no bigram, so ROUGE-2 cannot fire
+  on it, as in the paper (its ROUGE-2 column is far below ROUGE-1).
+* ``embed_match`` ("Maux") -- max cosine between any sentence of the reply and any reference
+  >= 0.85.
+* ``hybrid_match`` ("Maux+Post", the paper's headline) -- the same, over the reply's
+  post-processed items (``text.normalize.postprocess``) instead of its sentences.
+* ``judge_match`` -- the paper's LLM-judge prompt (answer 1 or 0), in the ``_judged`` tasks.
+
+:func:`score_replies` scores a whole task at once: one batched embedding pass over every
+distinct sentence, item and reference of the task (never per item).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Mapping, Sequence
+
+from lm_eval_persian_culture.scoring import embeddings
+from lm_eval_persian_culture.text.normalize import lemmas, match_form, postprocess, tokens
+
+EMBED_THRESHOLD = 0.85
+ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
+METRICS = ("exact_match", "rouge1_match", "rouge2_match", "rougeL_match", "embed_match", "hybrid_match")
+JUDGE_METRICS = ("judge_match", "judge_errors")
+
+
+# ---------------------------------------------------------------------------- exact match
+def _lemma_check(reference: str, reply: str) -> bool:
+    ref, rep = match_form(reference), match_form(reply)
+    if not ref:
+        return False
+    if ref in rep or ref.replace("-", " ") in rep or ref.replace(" ", "-") in rep:
+        return True
+    ref_lemmas = lemmas(reference)
+    reply_lemmas = set(lemmas(reply))
+    return bool(ref_lemmas) and all(lemma in reply_lemmas for lemma in ref_lemmas)
+
+
+def exact_match(reply: str, references: Sequence[str]) -> bool:
+    """BLEnD-style soft exact match against any reference."""
+    return any(_lemma_check(ref, reply) for ref in references)
+
+
+def blend_weighted_score(reply: str, groups: Sequence[Mapping]) -> float:
+    """BLEnD's vote-weighted score: count / max count of the most-voted annotation group matched.
+
+    ``groups`` are BLEnD annotation groups ``{"answers": [...], "count": n}``; they are tried in
+    order of votes, as BLEnD's soft_exact_match does, and the first match scores.
+    """
+    if not groups:
+        return 0.0
+    ordered = sorted(groups, key=lambda g: g["count"], reverse=True)
+    max_vote = ordered[0]["count"]
+    for group in ordered:
+        if exact_match(reply, group["answers"]):
+            return group["count"] / max_vote
+    return 0.0
+
+
+# ---------------------------------------------------------------------------- ROUGE
+class PersianTokenizer:
+    """rouge-score tokenizer: cleaned text, punctuation dropped, half-spaces split, no stemming."""
+
+    def tokenize(self, text: str) -> list[str]:
+        return tokens(text)
+
+
+@lru_cache(maxsize=1)
+def _scorer():
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(list(ROUGE_TYPES), tokenizer=PersianTokenizer())
+
+
+def rouge_f1(reply: str, reference: str) -> dict[str, float]:
+    scores = _scorer().score(reference, reply)  # (target, prediction)
+    return {kind: scores[kind].fmeasure for kind in ROUGE_TYPES}
+
+
+def rouge_matches(reply: str, references: Sequence[str]) -> dict[str, bool]:
+    """``rouge1_match`` etc.: F1 == 1.0 against at least one reference."""
+    out = {f"{kind}_match": False for kind in ROUGE_TYPES}
+    for ref in references:
+        for kind, f1 in rouge_f1(reply, ref).items():
+            if f1 >= 1.0 - 1e-9:
+                out[f"{kind}_match"] = True
+    return out
+
+
+# ---------------------------------------------------------------------------- embeddings
+_SENTENCE_END = re.compile(r"(?<=[.!?؟])\s+|\n+")
+
+
+def sentences(reply: str) -> list[str]:
+    """The reply's sentences (split after . ! ? ؟ and at line breaks), stripped, none empty."""
+    return [s.strip() for s in _SENTENCE_END.split(reply) if s and s.strip()]
+
+
+def score_replies(
+    replies: Sequence[str],
+    references: Sequence[Sequence[str]],
+    model: str | None = None,
+    threshold: float = EMBED_THRESHOLD,
+    desc: str = "embedding",
+) -> list[dict]:
+    """Every TARAZ metric for every reply of a task; one batched embedding pass for all of them."""
+    rows = []
+    for reply, refs in zip(replies, references):
+        refs = [r.strip() for r in refs if r and r.strip()]
+        row = {
+            "response": reply,
+            "exact_match": exact_match(reply, refs),
+            **rouge_matches(reply, refs),
+            "sentences": sentences(reply),
+            "items": postprocess(reply),
+            "references": refs,
+        }
+        rows.append(row)
+    texts = [t for row in rows for t in (*row["sentences"], *row["items"], *row["references"])]
+    vectors = embeddings.embed(texts, model=model, desc=desc)
+    for row in rows:
+        for metric, left in (("embed", row["sentences"]), ("hybrid", row["items"])):
+            cos = embeddings.max_cosine(left, row["references"], vectors)
+            row[f"{metric}_cosine"] = cos
+            row[f"{metric}_match"] = cos is not None and cos >= threshold
+        for key in METRICS:
+            row[key] = int(row[key])
+    return rows
+
+
+# ---------------------------------------------------------------------------- LLM judge
+# The paper's prompt (sec. 5.1, item 3). The figure wraps two sentences over lines for the
+# column width; here each is one line. The reply is inserted as a JSON string literal (quotes
+# and newlines escaped) so it cannot imitate the prompt; the answers as a Python list, as the
+# paper's f-string renders them.
+JUDGE_PROMPT = """You are evaluating a model's answer.
+
+Question ID: {qid}
+Response: {response}
+
+Valid answers: {answers}
+
+Does the response semantically match ANY of the valid answers?
+Answer ONLY with 1 if it matches, 0 if it does not."""
+
+_ONE_ZERO = re.compile(r"^\s*(?:<think>.*?</think>)?[\s\"'`*_#>(\[]*(?:answer\s*[:：]\s*)?([01۰۱])(?![\d۰-۹.])", re.S | re.I)
+
+
+def judge_prompt(qid: str, response: str, answers: Sequence[str]) -> str:
+    return JUDGE_PROMPT.format(qid=qid, response=json.dumps(response, ensure_ascii=False), answers=list(answers))
+
+
+def parse_one_zero(text: str | None) -> bool | None:
+    """True for an answer starting with 1, False for 0 (Persian digits too); None otherwise."""
+    if not text:
+        return None
+    match = _ONE_ZERO.match(text)
+    if match is None:
+        return None
+    return match.group(1) in ("1", "۱")
+
+
+# ---------------------------------------------------------------------------- aggregation
+def mean_of_scored(values: Sequence) -> float:
+    """Mean over the items that were scored (None = not scored, e.g. a failed judge call)."""
+    scored = [float(v) for v in values if v is not None]
+    return sum(scored) / len(scored) if scored else float("nan")
+
+
+def count_unscored(values: Sequence) -> int:
+    return sum(v is None for v in values)
+
+
+__all__ = [
+    "EMBED_THRESHOLD",
+    "JUDGE_PROMPT",
+    "METRICS",
+    "PersianTokenizer",
+    "blend_weighted_score",
+    "count_unscored",
+    "exact_match",
+    "judge_prompt",
+    "mean_of_scored",
+    "parse_one_zero",
+    "rouge_f1",
+    "rouge_matches",
+    "score_replies",
+    "sentences",
+]

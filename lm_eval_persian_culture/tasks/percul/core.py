@@ -1,0 +1,319 @@
+"""PerCul (Moosavi Monazzah, Rahimzadeh et al., NAACL 2025): prompts, docs, scoring.
+
+Everything particular to the benchmark beside its data contract (``source.py``): the
+project's Persian and English rendering of the paper's prompt (shown only as Figure 9),
+the docs of the generative and loglikelihood tasks, per-doc records and the aggregations
+(accuracy, macro accuracy over the 11 categories, accuracy per category, invalid rate,
+and the Persian minus English differences of the two-language task).
+
+Imported normally (``lm_eval_persian_culture.tasks.percul.core``); the task ``utils.py``
+that lm-eval loads by path only re-exports names.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+from typing import Any, Iterable, Mapping, Sequence
+
+from lm_eval_persian_culture.aggregations import macro_rate, rate, slug
+from lm_eval_persian_culture.data import PROVENANCE_FIELD, DataSchemaError, resolve_data_dir
+from lm_eval_persian_culture.extract import LETTERS, extract_choice
+from lm_eval_persian_culture.persian import PERSIAN_DIGITS
+from lm_eval_persian_culture.records import decode_record, encode_record
+from lm_eval_persian_culture.tasks.percul.source import CATEGORIES, SPLITS, load_items
+
+logger = logging.getLogger("lm_eval_persian_culture")
+LANGUAGES = tuple(SPLITS)  # ("fa", "en")
+
+# --------------------------------------------------------------------------- prompts
+# The paper prints its benchmarking prompt only as an image (App. C, Figure 9). What the text
+# says of it: a story implying a cultural concept, "followed by a comprehension question about
+# the concept and multiple-choice options" (Fig. 12), numbered options answered by number
+# ("the associated choice number is 2", Table 6), the question naming the category ("models
+# were asked to identify what cultural concept in the Music category is implied", sec. 4.3),
+# the same prompt for every model, temperature 0. The wording below is the project's own
+# rendering of that description; bump PROMPT_VERSION whenever it changes.
+PROMPT_VERSION = "percul-prompt-v1"
+
+CATEGORY_NAMES = {
+    "en": {
+        "Foods": "Foods", "Visible behavior": "Visible Behavior", "Iconic figures": "Iconic Figures",
+        "Institution": "Institutions", "Architecture": "Architecture", "Objects": "Objects",
+        "Appropriacy": "Appropriacy", "Dress": "Dress", "Music": "Music", "Art": "Art", "Rituals": "Rituals",
+    },
+    "fa": {
+        "Foods": "خوراک‌ها", "Visible behavior": "رفتارهای آشکار", "Iconic figures": "چهره‌های شاخص",
+        "Institution": "نهادها", "Architecture": "معماری", "Objects": "اشیا",
+        "Appropriacy": "هنجارهای اجتماعی", "Dress": "پوشاک", "Music": "موسیقی", "Art": "هنر", "Rituals": "آیین‌ها",
+    },
+}  # fmt: skip
+TEMPLATES = {
+    "fa": {
+        "story": "داستان:\n{story}",
+        "question": "پرسش: این داستان به‌طور ضمنی به کدام مفهوم از فرهنگ ایرانی در دستهٔ «{category}» اشاره دارد؟",
+        "instruction": "با شمارهٔ گزینهٔ درست پاسخ دهید.",
+        "answer_cue": "پاسخ:",
+    },
+    "en": {
+        "story": "Story:\n{story}",
+        "question": 'Question: Which concept of Iranian culture in the category "{category}" does this story imply?',
+        "instruction": "Answer with the number of the correct option.",
+        "answer_cue": "Answer:",
+    },
+}
+NUMERALS = {"fa": PERSIAN_DIGITS[1:5], "en": "1234"}
+CATEGORY_SLUGS = {c: slug(c) for c in CATEGORIES}  # "Visible behavior" -> "visible_behavior"
+
+
+def _head(doc: Mapping) -> str:
+    t = TEMPLATES[doc["language"]]
+    category = CATEGORY_NAMES[doc["language"]][doc["category"]]
+    return t["story"].format(story=doc["story"]) + "\n\n" + t["question"].format(category=category)
+
+
+def doc_to_text(doc: Mapping) -> str:
+    """Generative prompt: story, question, the four numbered options, the instruction."""
+    lang = doc["language"]
+    options = "\n".join(f"{n}. {text}" for n, text in zip(NUMERALS[lang], doc["options"]))
+    return f"{_head(doc)}\n{options}\n\n{TEMPLATES[lang]['instruction']}"
+
+
+def doc_to_text_mc(doc: Mapping) -> str:
+    """Loglikelihood prompt: story and question, then the answer cue; each option text is scored
+    as the continuation (lm-eval adds its target delimiter, a space)."""
+    return f"{_head(doc)}\n{TEMPLATES[doc['language']]['answer_cue']}"
+
+
+# --------------------------------------------------------------------------- docs
+def _doc(item: Mapping, language: str, provenance: str, pair: str) -> dict:
+    return {
+        "id": item["id"],
+        "pair": pair,
+        "language": language,
+        "category": item["category"],
+        "topic": item["topic"],
+        "story": item["story"],
+        "options": list(item["options"]),
+        "answer_index": item["answer_index"],
+        "answer": LETTERS[item["answer_index"]],
+        "prompt_version": PROMPT_VERSION,
+        PROVENANCE_FIELD: provenance,
+    }
+
+
+def _pairing(fa: Sequence[Mapping], en: Sequence[Mapping], settings: Mapping | None) -> list[tuple[int, int]]:
+    """(Persian index, English index) of the same story in the two splits.
+
+    By ID when both splits carry the same IDs; otherwise by row order when the splits have the
+    same length and the same category at every row; otherwise a schema error (the difference
+    would compare different stories).
+    """
+    fa_ids = {it["id"]: i for i, it in enumerate(fa)}
+    en_ids = {it["id"]: i for i, it in enumerate(en)}
+    if fa_ids.keys() == en_ids.keys():
+        return [(i, en_ids[it["id"]]) for i, it in enumerate(fa)]
+    if len(fa) == len(en) and all(a["category"] == b["category"] for a, b in zip(fa, en)):
+        logger.warning("PerCul: the two splits' IDs differ; Persian and English stories paired by row order")
+        return [(i, i) for i in range(len(fa))]
+    where = resolve_data_dir(settings) or "the hub"
+    only_fa = next((k for k in fa_ids if k not in en_ids), None)
+    raise DataSchemaError(
+        f"PerCul ({where}): {SPLITS['fa']} and {SPLITS['en']} cannot be paired: ID {only_fa!r} of "
+        f"{SPLITS['fa']} is not in {SPLITS['en']}, and the splits differ in length or categories row by row"
+    )
+
+
+def build_docs(languages: Sequence[str], settings: Mapping | None = None) -> list[dict]:
+    """One doc per item and language; with both languages, Persian and English of each story
+    alternate (so ``--limit`` keeps pairs whole)."""
+    loaded = {lang: load_items(SPLITS[lang], settings) for lang in languages}
+    if len(languages) == 1:
+        (lang,) = languages
+        items, provenance = loaded[lang]
+        return [_doc(it, lang, provenance, it["id"]) for it in items]
+    (fa, fa_prov), (en, en_prov) = loaded["fa"], loaded["en"]
+    docs = []
+    for i, j in _pairing(fa, en, settings):
+        docs.append(_doc(fa[i], "fa", fa_prov, fa[i]["id"]))
+        docs.append(_doc(en[j], "en", en_prov, fa[i]["id"]))
+    return docs
+
+
+def load(languages: Sequence[str], **settings):
+    """``custom_dataset`` hook: called by lm-eval with task metadata, --metadata and --model_args."""
+    import datasets
+
+    return {"test": datasets.Dataset.from_list(build_docs(languages, settings))}
+
+
+# --------------------------------------------------------------------------- generative scoring
+def extract_filter(resps: Sequence, docs: Sequence[Mapping]) -> list[str]:
+    """Custom lm-eval filter: per doc, a JSON record ``{"reply", "extracted": "A".."D" | None}``.
+
+    The option is read by the pack's shared extractor (numbers 1-4 in either script, "گزینهٔ ۲",
+    the option's own text, ...); a reply it cannot read counts as invalid (and wrong)."""
+    records = []
+    for doc, resp in zip(docs, resps):
+        reply = (resp[0] if isinstance(resp, (list, tuple)) else resp) or ""
+        records.append(encode_record({"reply": reply, "extracted": extract_choice(reply, list(doc["options"]))}))
+    return records
+
+
+def doc_record(doc: Mapping, extracted: str | None) -> dict:
+    return {
+        "language": doc["language"],
+        "pair": doc["pair"],
+        "category": doc["category"],
+        "correct": int(extracted is not None and extracted == doc["answer"]),
+        "invalid": int(extracted is None),
+    }
+
+
+def _process_generate(metric_names: Sequence[str], doc: Mapping, results: list) -> dict:
+    record = decode_record(results[0])
+    if record is None:  # another filter ran instead of ours: extract here
+        extracted = extract_choice(str(results[0] or ""), list(doc["options"]))
+    else:
+        extracted = record.get("extracted")
+    value = doc_record(doc, extracted)
+    return {name: value for name in metric_names}
+
+
+# --------------------------------------------------------------------------- loglikelihood scoring
+def _argmax(values: Sequence[float]) -> int:
+    return max(range(len(values)), key=lambda i: values[i])  # first maximum, as numpy.argmax
+
+
+def _process_mc(metric_names: Sequence[str], doc: Mapping, results: list) -> dict:
+    """lm-eval's acc / acc_norm under the pack's names: the option with the highest
+    loglikelihood (``correct``), and with the highest loglikelihood per character of the
+    option text (``correct_norm``, lm-eval's acc_norm)."""
+    lls = [float(r[0]) if isinstance(r, (list, tuple)) else float(r) for r in results]
+    norm = [ll / len(text) for ll, text in zip(lls, doc["options"])]
+    value = {
+        "language": doc["language"],
+        "pair": doc["pair"],
+        "category": doc["category"],
+        "correct": int(_argmax(lls) == doc["answer_index"]),
+        "correct_norm": int(_argmax(norm) == doc["answer_index"]),
+        "invalid": 0,
+    }
+    return {name: value for name in metric_names}
+
+
+# --------------------------------------------------------------------------- aggregations
+def _in(language: str):
+    return lambda it: it["language"] == language
+
+
+def category_accuracy(items: Iterable[Mapping], category: str, field: str = "correct") -> float:
+    """Accuracy over one category's docs (NaN when the run has none, e.g. under --limit)."""
+    return rate(items, field, where=lambda it: it["category"] == category)
+
+
+def macro_accuracy(items: Iterable[Mapping], field: str = "correct", where=None) -> float:
+    """The paper's headline: the mean over categories of the per-category accuracy."""
+    return macro_rate(items, field, group="category", where=where)
+
+
+def _paired(items: Iterable[Mapping]) -> list[Mapping]:
+    """Records of stories present in both languages (a pair split by --limit is left out)."""
+    items = list(items)
+    langs: dict[object, set[str]] = {}
+    for it in items:
+        langs.setdefault(it["pair"], set()).add(it["language"])
+    return [it for it in items if langs[it["pair"]] >= set(LANGUAGES)]
+
+
+def fa_minus_en(items: Iterable[Mapping], score, field: str = "correct") -> float:
+    """Persian score minus English score over the stories present in both languages."""
+    paired = _paired(items)
+    return score(paired, field, where=_in("fa")) - score(paired, field, where=_in("en"))
+
+
+def _accuracy(items, field="correct", where=None):
+    return rate(items, field, where=where)
+
+
+AGGREGATIONS: dict[str, Any] = {
+    "accuracy": partial(rate, field="correct"),
+    "macro_accuracy": macro_accuracy,
+    "invalid_rate": partial(rate, field="invalid"),
+    "accuracy_norm": partial(rate, field="correct_norm"),
+    "macro_accuracy_norm": partial(macro_accuracy, field="correct_norm"),
+}
+for _c, _s in CATEGORY_SLUGS.items():
+    AGGREGATIONS[f"accuracy_{_s}"] = partial(category_accuracy, category=_c)
+    AGGREGATIONS[f"accuracy_norm_{_s}"] = partial(category_accuracy, category=_c, field="correct_norm")
+for _lang in LANGUAGES:
+    AGGREGATIONS[f"accuracy_{_lang}"] = partial(rate, field="correct", where=_in(_lang))
+    AGGREGATIONS[f"macro_accuracy_{_lang}"] = partial(macro_accuracy, where=_in(_lang))
+    AGGREGATIONS[f"invalid_rate_{_lang}"] = partial(rate, field="invalid", where=_in(_lang))
+    AGGREGATIONS[f"accuracy_norm_{_lang}"] = partial(rate, field="correct_norm", where=_in(_lang))
+    AGGREGATIONS[f"macro_accuracy_norm_{_lang}"] = partial(macro_accuracy, field="correct_norm", where=_in(_lang))
+AGGREGATIONS["accuracy_fa_minus_en"] = partial(fa_minus_en, score=_accuracy)
+AGGREGATIONS["macro_accuracy_fa_minus_en"] = partial(fa_minus_en, score=macro_accuracy)
+AGGREGATIONS["accuracy_norm_fa_minus_en"] = partial(fa_minus_en, score=_accuracy, field="correct_norm")
+AGGREGATIONS["macro_accuracy_norm_fa_minus_en"] = partial(fa_minus_en, score=macro_accuracy, field="correct_norm")
+
+_PER_CATEGORY = tuple(f"accuracy_{s}" for s in CATEGORY_SLUGS.values())
+_PER_CATEGORY_NORM = tuple(f"accuracy_norm_{s}" for s in CATEGORY_SLUGS.values())
+METRIC_SETS = {
+    # one language, generative
+    "GENERATE": ("accuracy", "macro_accuracy", *_PER_CATEGORY, "invalid_rate"),
+    # one language, loglikelihood
+    "MC": ("accuracy", "accuracy_norm", "macro_accuracy", "macro_accuracy_norm", *_PER_CATEGORY, *_PER_CATEGORY_NORM),
+    # both languages and the difference
+    "FA_EN_GENERATE": (
+        "macro_accuracy_fa", "macro_accuracy_en", "macro_accuracy_fa_minus_en",
+        "accuracy_fa", "accuracy_en", "accuracy_fa_minus_en", "invalid_rate_fa", "invalid_rate_en",
+    ),
+    "FA_EN_MC": (
+        "macro_accuracy_fa", "macro_accuracy_en", "macro_accuracy_fa_minus_en",
+        "accuracy_fa", "accuracy_en", "accuracy_fa_minus_en",
+        "macro_accuracy_norm_fa", "macro_accuracy_norm_en", "macro_accuracy_norm_fa_minus_en",
+        "accuracy_norm_fa", "accuracy_norm_en", "accuracy_norm_fa_minus_en",
+    ),
+}  # fmt: skip
+
+
+def higher_is_better(metric: str) -> bool:
+    """Accuracies are better high; the invalid rate low. A Persian minus English difference has
+    no better direction: reported as higher-is-better only so lm-eval prints it unflagged."""
+    return not metric.startswith("invalid_rate")
+
+
+PROCESS_RESULTS = {
+    "process_results": partial(_process_generate, METRIC_SETS["GENERATE"]),
+    "process_results_mc": partial(_process_mc, METRIC_SETS["MC"]),
+    "process_results_fa_en": partial(_process_generate, METRIC_SETS["FA_EN_GENERATE"]),
+    "process_results_fa_en_mc": partial(_process_mc, METRIC_SETS["FA_EN_MC"]),
+}
+LOADERS = {
+    "load_fa": partial(load, ("fa",)),
+    "load_en": partial(load, ("en",)),
+    "load_fa_en": partial(load, ("fa", "en")),
+}
+
+
+def exported_names() -> dict[str, Any]:
+    """Everything the YAMLs name with ``!function utils.<name>``."""
+    return {
+        "doc_to_text": doc_to_text,
+        "doc_to_text_mc": doc_to_text_mc,
+        "extract_filter": extract_filter,
+        **LOADERS,
+        **PROCESS_RESULTS,
+        **AGGREGATIONS,
+    }
+
+
+def aggregate(items: Iterable[Mapping], names: Sequence[str]) -> dict[str, float]:
+    """Several metrics of a record list at once (for notebooks and tests)."""
+    items = list(items)
+    return {name: AGGREGATIONS[name](items) for name in names}
+
+
+__all__ = ["CATEGORIES", "CATEGORY_SLUGS", "PROMPT_VERSION", "TEMPLATES", "aggregate", "build_docs", "doc_to_text",
+           "doc_to_text_mc", "macro_accuracy"]  # fmt: skip

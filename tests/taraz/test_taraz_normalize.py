@@ -1,0 +1,223 @@
+"""TARAZ sec. 5.2 post-processing: a golden table per rule, and the whole pipeline on real replies.
+
+Expected values are worked out by hand from the rules in lm_eval_persian_culture/text/normalize.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lm_eval_persian_culture.text import normalize as nz
+
+ZWNJ = "\u200c"
+
+
+# ------------------------------------------------------------------ step 1: characters
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("علي", "علی"),  # Arabic yeh
+        ("مصطفى", "مصطفی"),  # alef maksura
+        ("كتاب", "کتاب"),  # Arabic kaf
+        ("مدرسة", "مدرسه"),  # teh marbuta
+        ("خانۀ", "خانه"),  # heh with yeh above
+        ("أحمد", "احمد"),
+        ("إسلام", "اسلام"),
+        ("مؤمن", "مومن"),
+        ("اشیاء", "اشیا"),  # redundant final hamza after alef
+        ("انشاء", "انشا"),
+        ("جزء", "جزء"),  # hamza that is part of the word stays
+        ("نَان", "نان"),  # fatha
+        ("مُحَمَّد", "محمد"),  # damma, fatha, shadda
+        ("نـــان", "نان"),  # tatweel
+        ("56", "۵۶"),  # Latin digits
+        ("٥٦", "۵۶"),  # Arabic-Indic digits
+        ("۵۶", "۵۶"),
+        ("1400/07/25", "۱۴۰۰ / ۰۷ / ۲۵"),  # hazm spaces the slashes
+        ("می رود", f"می{ZWNJ}رود"),  # half-space after می
+        ("کتاب ها", f"کتاب{ZWNJ}ها"),  # half-space before ها
+        (f"می{ZWNJ}{ZWNJ}رود", f"می{ZWNJ}رود"),  # repeated ZWNJ
+        (f"نان{ZWNJ} ", "نان"),  # stray ZWNJ before a space / at the end
+        ("  نان   و\u00a0پنیر ", "نان و پنیر"),  # extra and non-breaking spaces
+    ],
+)
+def test_clean(raw, expected):
+    assert nz.clean(raw) == expected
+
+
+# ------------------------------------------------------------------ step 2: items
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("نان، پنیر؛ سبزی", ["نان", "پنیر", "سبزی"]),
+        ("نان, پنیر; سبزی", ["نان", "پنیر", "سبزی"]),
+        ("۱. نان\n۲. پنیر", ["نان", "پنیر"]),
+        ("- چای\n- قهوه", ["چای", "قهوه"]),
+        ("«چلوکباب»!", ["چلوکباب"]),
+        ("جواب: آش رشته.", ["جواب آش رشته"]),
+        ("تنبک؟", ["تنبک"]),
+        ("", []),
+    ],
+)
+def test_split_items(raw, expected):
+    assert nz.split_items(nz.clean(raw)) == expected
+
+
+# ------------------------------------------------------------------ step 3: conjunctions
+@pytest.mark.parametrize(
+    "tokens, substantial",
+    [
+        (["پنیر"], True),
+        (["چای", "سبز"], True),
+        (["شب", "یلدا"], True),
+        (["در", "ایران"], True),  # "ایران" carries it
+        (["بیست"], False),  # number word
+        (["۱۲"], False),  # digits
+        (["سه"], False),  # number word that hazm lists as a stop word
+        (["این"], False),  # stop word
+        (["این", "آن"], False),
+        (["ب"], False),  # single letter
+        ([], False),
+    ],
+)
+def test_substantial(tokens, substantial):
+    assert nz.is_substantial(tokens) is substantial
+
+
+@pytest.mark.parametrize(
+    "item, parts",
+    [
+        ("نان و پنیر", ["نان", "پنیر"]),
+        ("نان و پنیر و سبزی", ["نان", "پنیر", "سبزی"]),
+        ("چای یا قهوه", ["چای", "قهوه"]),
+        ("کیک هم شیر", ["کیک", "شیر"]),
+        ("نان نیز پنیر", ["نان", "پنیر"]),
+        ("نان همچنین پنیر", ["نان", "پنیر"]),
+        ("نان همینطور پنیر", ["نان", "پنیر"]),
+        ("نان و همچنین پنیر", ["نان", "پنیر"]),  # a run of conjunctions is one separator
+        ("شب یلدا و چهارشنبه سوری", ["شب یلدا", "چهارشنبه سوری"]),
+        ("صد و بیست و سه", ["صد و بیست و سه"]),  # a number in words stays whole
+        ("یک یا دو", ["یک یا دو"]),
+        ("ایران و", ["ایران و"]),  # nothing substantial after it
+        ("و نان", ["و نان"]),
+        ("این و آن", ["این و آن"]),
+        ("بیست و پنج سکه و نان", ["بیست و پنج سکه", "نان"]),
+    ],
+)
+def test_split_conjunctions(item, parts):
+    assert nz.split_conjunctions(item) == parts
+
+
+# ------------------------------------------------------------------ step 4: stop words
+def test_hazm_stopwords_contain_the_traps_and_numbers_are_kept():
+    from lm_eval_persian_culture.text.normalize import _stopwords_list
+
+    raw = set(_stopwords_list())
+    # the ordering traps of the notes: conjunctions and number words are hazm stop words
+    assert {"و", "یا", "هم", "نیز", "همچنین", "یک", "دو", "سه"} <= raw
+    assert "سه" not in nz.stopwords() and "یک" not in nz.stopwords()
+    assert "و" in nz.stopwords()
+
+
+@pytest.mark.parametrize(
+    "part, expected",
+    [
+        ("در ایران", "ایران"),
+        ("سه", "سه"),
+        ("یک لیوان چای", "یک لیوان چای"),
+        ("این است", ""),
+        ("صد و بیست و سه", "صد بیست سه"),
+    ],
+)
+def test_remove_stopwords(part, expected):
+    assert nz.remove_stopwords(part) == expected
+
+
+# ------------------------------------------------------------------ step 5: suffixes
+@pytest.mark.parametrize(
+    "token, stem",
+    [
+        (f"کتاب{ZWNJ}ها", "کتاب"),
+        ("کتابها", "کتاب"),
+        (f"گل{ZWNJ}ها", "گل"),
+        ("گلها", "گل"),  # ها may leave two letters
+        ("درختان", "درخت"),
+        ("اطلاعات", "اطلاع"),
+        ("ادبیات", "ادب"),  # یات before ات
+        ("مسلمین", "مسلم"),
+        (f"فرودگاه{ZWNJ}ها", "فرودگاه"),
+        ("زنان", "زنان"),  # would leave two letters
+        ("نان", "نان"),  # protected (and too short)
+        ("نون", "نون"),  # colloquial bread: never ن
+        ("تهران", "تهران"),  # hazm's Stemmer says تهر
+        ("ایران", "ایران"),
+        ("اصفهان", "اصفهان"),
+        ("خیابان", "خیابان"),
+        ("میلیون", "میلیون"),  # a number word, not میلی + ون
+        ("بیمارستان", "بیمارستان"),  # ...ستان place nouns
+        ("تنها", "تنها"),
+        ("سوغات", "سوغات"),
+        ("۱۲", "۱۲"),
+        ("Tehran", "Tehran"),
+        ("ها", "ها"),  # never emptied
+    ],
+)
+def test_strip_suffix(token, stem):
+    assert nz.strip_suffix(token) == stem
+
+
+def test_hazm_stemmer_overstrips_names_ours_does_not():
+    from lm_eval_persian_culture.text import normalize
+
+    try:
+        from hazm import Stemmer
+    except ImportError:
+        from hazm_normalizer import Stemmer
+    assert Stemmer().stem("تهران") != "تهران"  # the trap the notes describe
+    assert normalize.strip_suffix("تهران") == "تهران"
+
+
+# ------------------------------------------------------------------ the whole pipeline
+@pytest.mark.parametrize(
+    "reply, items",
+    [
+        ("نان و پنیر", ["نان", "پنیر"]),
+        ("نون و پنیر", ["نون", "پنیر"]),  # colloquial form kept: the embedding matches نان/نون
+        (f"نان{ZWNJ}ها و پنیرها", ["نان", "پنیر"]),
+        ("کیک و شیر.", ["کیک", "شیر"]),
+        ("۱. چای\n۲. قهوه\n۳. چای", ["چای", "قهوه"]),  # list, deduped
+        ("13 فروردین", ["۱۳ فروردین"]),
+        ("۱۳ فروردین، 13 فروردین، ١٣ فروردین", ["۱۳ فروردین"]),  # mixed digits, deduped
+        ("صد و بیست و سه", ["صد بیست سه"]),
+        ("می خورند", [f"می{ZWNJ}خورند"]),  # half-space restored
+        (f"می{ZWNJ}خورند", [f"می{ZWNJ}خورند"]),
+        ("می رود", []),  # hazm lists می‌رود as a stop word
+        ("اردیبهشت و فروردین", ["اردیبهشت", "فروردین"]),  # month names are not plurals
+        ("تهران و اصفهان", ["تهران", "اصفهان"]),
+        ("چلوکباب یا قورمه‌سبزی", ["چلوکباب", f"قورمه{ZWNJ}سبزی"]),
+        ("كباب كوبيده", ["کباب کوبیده"]),  # Arabic letters
+        ("این است", []),  # only stop words: nothing left
+        ("", []),
+    ],
+)
+def test_postprocess(reply, items):
+    assert nz.postprocess(reply) == items
+
+
+def test_postprocess_formal_and_colloquial_share_the_other_items():
+    formal, colloquial = nz.postprocess("نان و پنیر و سبزی"), nz.postprocess("نون و پنیر و سبزی")
+    assert formal[1:] == colloquial[1:] == ["پنیر", "سبزی"]
+    assert (formal[0], colloquial[0]) == ("نان", "نون")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (f"تخم{ZWNJ}مرغ", "تخم مرغ"),
+        ("«نان و پنیر»!", "نان و پنیر"),
+        ("Bread, Cheese", "bread cheese"),
+        ("كيک ١٢", "کیک ۱۲"),
+    ],
+)
+def test_match_form(text, expected):
+    assert nz.match_form(text) == expected
