@@ -3,9 +3,9 @@
 Every lm-eval subcommand and flag (run / ls / validate, the legacy form without a
 subcommand, a user's own ``--include_path``) works unchanged, because this wrapper
 only widens the include path of every ``TaskManager`` lm-eval builds, then hands
-control to lm-eval's own ``cli_evaluate``. Two extra subcommands: ``tasks-dir`` prints
+control to lm-eval's own ``cli_evaluate``. Extra subcommands: ``tasks-dir`` prints
 the folder for users who keep the plain ``lm_eval`` command, ``report`` draws charts
-from results JSON.
+from results JSON, ``agreement`` compares the judge verdicts of two runs.
 """
 
 from __future__ import annotations
@@ -45,6 +45,10 @@ def main(argv: list[str] | None = None) -> None:
 
         report_main(argv[1:])
         return
+    if argv[:1] == ["agreement"]:
+        from lm_eval_persian_culture.scoring.agreement import main as agreement_main
+
+        sys.exit(agreement_main(argv[1:]))
     if "--predict_only" in argv or "-x" in argv:
         # Generation only: judged tasks log their samples unscored instead of demanding a
         # judge. An explicit judge_model in --metadata still wins.

@@ -1,0 +1,1 @@
+"""What turns judged replies into numbers, shared by benchmarks (see DESIGN.md)."""
