@@ -251,3 +251,13 @@ def test_num_fewshot_is_refused_with_a_message(shared_data):
     assert sampler.sample(0) == []
     with pytest.raises(utils.FewshotRefusedError, match=r"zero-shot .* --num_fewshot 3 would put other test scenarios"):
         sampler.sample(3)
+
+
+def test_persian_rendering_rows_carry_their_provenance(shared_data):
+    for name, n in (("taarof-expected.fa.jsonl", 311), ("non-taarof.fa.jsonl", 139)):
+        rows = [json.loads(l) for l in (utils.PERSIAN_DIR / name).read_text(encoding="utf-8").splitlines()]
+        assert len(rows) == n
+        assert all(r["provenance"].startswith("lm-eval-persian-culture rendering v1") for r in rows)
+    docs = utils.load_non_taarof_fa(data_dir=str(shared_data), judge_model="none")["test"]
+    assert "project-authored" in docs[0]["fa_provenance"]
+    assert (utils.PERSIAN_DIR / "README.md").is_file()

@@ -318,7 +318,11 @@ def _load(split: str, condition: str, **settings):
     rows, provenance = _rows(split, settings)
     if condition == "fa":
         fa_rows, fa_provenance = _persian_rows(split, settings, rows)
-        rows = [{**en, **{f"fa_{k}": fa[k] for k in SCENARIO_FIELDS}} for en, fa in zip(rows, fa_rows)]
+        # fa_provenance: the rendering's own per-row provenance (absent from a user's replacement file)
+        rows = [
+            {**en, **{f"fa_{k}": fa[k] for k in SCENARIO_FIELDS}, "fa_provenance": str(fa.get("provenance", ""))}
+            for en, fa in zip(rows, fa_rows)
+        ]
         provenance = f"{provenance}; persian:{fa_provenance}"
     elif condition == "gender":
         rows = gender_pairs(rows)
