@@ -53,6 +53,12 @@ def main(argv: list[str] | None = None) -> None:
         # Generation only: judged tasks log their samples unscored instead of demanding a
         # judge. An explicit judge_model in --metadata still wins.
         os.environ.setdefault("PERSIAN_CULTURE_JUDGE_MODEL", "none")
+    from lm_eval_persian_culture.decoding.model_defaults import DecodingError, apply_decoding_option
+
+    try:
+        argv = apply_decoding_option(argv)  # --decoding greedy|model_default (the pack's flag)
+    except DecodingError as err:
+        sys.exit(f"lm-eval-persian: {err}")
     install_pack_into_task_manager()
     from lm_eval.__main__ import cli_evaluate
 
