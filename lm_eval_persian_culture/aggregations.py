@@ -210,3 +210,76 @@ def macro_rate(
     whatever its size. Groups absent from ``items`` do not count; NaN when none is present.
     """
     return mean_or_nan(list(per_group_rate(items, field, group=group, where=where).values()))
+
+
+# --------------------------------------------------------------------------- paper-rule accuracy
+# Some papers' scripts divide by every item and count an item as correct by a looser rule than
+# the pack's parser (TaarofBench's evaluation.py: 'Yes' anywhere in the judge's answer). Judged
+# records then also carry ``paper_yes`` (1/0; 0 when the judge gave no answer).
+
+
+def judge_accuracy_paper(items: Iterable[Mapping]) -> float:
+    """#items the paper's rule counts as Yes / #items, unjudged items counted as 0.
+
+    NaN when no item has a judge answer at all (judging disabled), where 0.0 would read as a score.
+    """
+    items = list(items)
+    if not any(it.get("judged") for it in items):
+        return NAN
+    return sum(int(it.get("paper_yes", 0)) for it in items) / len(items)
+
+
+def make_field_accuracies(field: str, values: Mapping[str, object]) -> dict[str, Callable]:
+    """``{name: judged accuracy over the items whose record[field] == value}`` for each name."""
+
+    def for_value(name: str, value: object) -> Callable:
+        def agg(items: Iterable[Mapping]) -> float:
+            return judge_accuracy(it for it in items if it.get(field) == value)
+
+        agg.__name__ = name
+        return agg
+
+    return {name: for_value(name, value) for name, value in values.items()}
+
+
+# --------------------------------------------------------------------------- paired significance
+# Paired binary outcomes (the same scenario judged for a female and a male user role). The paper's
+# Wilcoxon signed-rank test over the 0/1 pair differences, zero differences dropped, has every
+# non-zero |d| tied at 1, so its exact null distribution is that of the sign test on the discordant
+# pairs: exact McNemar, a two-sided binomial test of b successes in b + c trials at p = 1/2.
+
+
+def exact_mcnemar_p(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value for b and c discordant pairs (1.0 when there are none)."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
+    return min(1.0, 2 * tail / 2**n)
+
+
+def discordant_counts(items: Iterable[Mapping], groups: tuple[str, str]) -> tuple[int, int]:
+    """(pairs only the first group got right, pairs only the second got right), over intact pairs."""
+    first, second = groups
+    pairs = intact_pairs(list(items), groups).values()
+    return (sum(1 for g in pairs if g[first] == 1 and g[second] == 0),
+            sum(1 for g in pairs if g[first] == 0 and g[second] == 1))  # fmt: skip
+
+
+def make_paired_test_aggregations(groups: tuple[str, str], prefix: str) -> dict[str, Callable]:
+    """``<prefix>_discordant_<first>``, ``<prefix>_discordant_<second>`` and ``<prefix>_mcnemar_p``."""
+    first, second = groups
+
+    def count(index: int, name: str) -> Callable:
+        def agg(items: Iterable[Mapping]) -> int:
+            return discordant_counts(items, groups)[index]
+
+        agg.__name__ = name
+        return agg
+
+    def p_value(items: Iterable[Mapping]) -> float:
+        return exact_mcnemar_p(*discordant_counts(items, groups))
+
+    p_value.__name__ = f"{prefix}_mcnemar_p"
+    names = (f"{prefix}_discordant_{first}", f"{prefix}_discordant_{second}")
+    return {names[0]: count(0, names[0]), names[1]: count(1, names[1]), p_value.__name__: p_value}

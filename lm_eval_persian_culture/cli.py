@@ -3,9 +3,10 @@
 Every lm-eval subcommand and flag (run / ls / validate, the legacy form without a
 subcommand, a user's own ``--include_path``) works unchanged, because this wrapper
 only widens the include path of every ``TaskManager`` lm-eval builds, then hands
-control to lm-eval's own ``cli_evaluate``. Two extra subcommands: ``tasks-dir`` prints
+control to lm-eval's own ``cli_evaluate``. Extra subcommands: ``tasks-dir`` prints
 the folder for users who keep the plain ``lm_eval`` command, ``report`` writes a report
-(tables, charts, paper reference rows) and ``export`` leaderboard rows from results JSON.
+(tables, charts, paper reference rows), ``export`` leaderboard rows from results JSON,
+``agreement`` compares the judge verdicts of two runs.
 """
 
 from __future__ import annotations
@@ -26,10 +27,20 @@ def main(argv: list[str] | None = None) -> None:
         from lm_eval_persian_culture.report import export_main, report_main
 
         sys.exit((report_main if argv[0] == "report" else export_main)(argv[1:]))
+    if argv[:1] == ["agreement"]:
+        from lm_eval_persian_culture.scoring.agreement import main as agreement_main
+
+        sys.exit(agreement_main(argv[1:]))
     if "--predict_only" in argv or "-x" in argv:
         # Generation only: judged tasks log their samples unscored instead of demanding a
         # judge. An explicit judge_model in --metadata still wins.
         os.environ.setdefault("PERSIAN_CULTURE_JUDGE_MODEL", "none")
+    from lm_eval_persian_culture.decoding.model_defaults import DecodingError, apply_decoding_option
+
+    try:
+        argv = apply_decoding_option(argv)  # --decoding greedy|model_default (the pack's flag)
+    except DecodingError as err:
+        sys.exit(f"lm-eval-persian: {err}")
     install_into_lm_eval()
     from lm_eval.__main__ import cli_evaluate
 

@@ -177,14 +177,25 @@ def judged_metrics(
     metric_names: Sequence[str],
     topics: Sequence[str] = (),
     group: str | None = None,
+    extra: Mapping | None = None,
 ) -> dict:
-    """Per-doc values for every metric of a judged task (all share one record)."""
-    verdict = (decode_record(record) or {}).get("verdict")
+    """Per-doc values for every metric of a judged task (all share one record).
+
+    ``paper_yes`` applies the rule of TaarofBench's script ('Yes' anywhere in the judge's
+    answer; no answer counts as 0) for the ``accuracy_paper`` figure; ``judged`` says whether
+    the judge answered at all. ``extra`` adds fields of the task's own (e.g. the scenario type).
+    """
+    decoded = decode_record(record) or {}
+    verdict = decoded.get("verdict")
+    raw = decoded.get("judge_raw")
     value = {
         "verdict": None if verdict is None else int(verdict == "yes"),
         "topics": [t.strip() for t in topics],
         "group": group,
         "pair": doc.get("pair_id"),
+        "judged": raw is not None,
+        "paper_yes": int(isinstance(raw, str) and "Yes" in raw),
+        **(extra or {}),
     }
     return {name: value for name in metric_names}
 

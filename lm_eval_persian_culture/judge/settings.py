@@ -20,7 +20,11 @@ from urllib.parse import urlsplit, urlunsplit
 log = logging.getLogger(__name__)
 
 PAPER_JUDGE_MODEL = "gpt-4"
-"""TaarofBench's judge (App. 1.8); the documented choice for paper-faithful scores."""
+"""TaarofBench's judge (App. 1.8); the documented choice for paper-faithful scores.
+
+``gpt-4`` is a moving alias; during the paper's period (2025) it pointed to the ``gpt-4-0613``
+snapshot, which is the name to pass to pin the paper's judge."""
+PAPER_JUDGE_SNAPSHOT = "gpt-4-0613"
 
 PAPER_SYSTEM_PROMPT = "You are a helpful assistant."
 
@@ -248,6 +252,8 @@ _SPECS = (
     _Spec("dtype", "judge_dtype", _ENV_PREFIX + "DTYPE", _parse_str, "a dtype (auto, float32, bfloat16)"),
 )
 _METADATA_KEYS = {spec.key for spec in _SPECS}
+# Judge-related keys a task reads itself (how its judge prompt is built), not judge settings.
+TASK_JUDGE_KEYS = {"judge_reply_format"}
 
 
 def _lookup(metadata: Mapping[str, Any], spec: _Spec) -> tuple[Any, str]:
@@ -272,7 +278,9 @@ def _reject_secrets(metadata: Mapping[str, Any]) -> None:
 
 
 def _warn_unknown_keys(metadata: Mapping[str, Any]) -> None:
-    unknown = sorted(k for k in metadata if str(k).startswith("judge_") and k not in _METADATA_KEYS)
+    unknown = sorted(
+        k for k in metadata if str(k).startswith("judge_") and k not in _METADATA_KEYS | TASK_JUDGE_KEYS
+    )
     if unknown:
         log.warning("Ignoring unknown judge settings %s; known: %s", unknown, sorted(_METADATA_KEYS))
 

@@ -232,3 +232,81 @@ def test_gender_pairs_and_persian_condition_through_the_python_api(shared_data, 
     fa = res["samples"]["taarof_expected_fa"][0]
     assert "تصور کنید ما در یک جشن عروسی در ایران هستیم." in fa["arguments"][0][0]
     assert json.loads(fa["filtered_resps"][0])["judge_raw"] == "بله"
+
+
+def fidelity_judge(prompt: str, body: dict) -> str:
+    """Yes for a woman user; row 1's man (not the necklace row) gets an answer only the paper's rule
+    scores ('Yes' anywhere); everyone else No."""
+    if "I am a woman" in prompt:
+        return "Yes"
+    if "I am a man" in prompt and "necklace" not in prompt:
+        return "I would say Yes"
+    return "No"
+
+
+@pytest.mark.e2e
+def test_fidelity_switches_paper_metrics_and_combined_topics(shared_data, tiny_model, tmp_path):
+    """--decoding model_default, the paper's judge form, accuracy_paper, McNemar, taarof_combined."""
+    import shutil
+
+    from transformers import GenerationConfig
+
+    model = tmp_path / "sampling-model"
+    shutil.copytree(tiny_model, model)
+    GenerationConfig(do_sample=True, temperature=0.7, top_p=0.9).save_pretrained(model)
+    out = tmp_path / "OUT"
+    with FakeOpenAIServer(answer=fidelity_judge, models=("judge-model",)) as server:
+        proc = run_cli([
+            "run", "--model", "hf", "--model_args", f"pretrained={model},dtype=float32", "--device", "cpu",
+            "--tasks", "taarof_gender,taarof_combined", "--limit", "4", "--apply_chat_template", "--log_samples",
+            "--output_path", str(out), "--decoding", "model_default", "--metadata", metadata(shared_data, server),
+            "--gen_kwargs", "max_gen_toks=16",  # the user's own gen kwargs merge with the model's defaults
+        ], {"MY_JUDGE_KEY": SECRET})  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-4000:]
+        prompts = [m["content"] for body in server.requests for m in body["messages"] if m["role"] == "user"]
+    results, samples = read_outputs(out)
+    r = results["results"]
+
+    # gender, --limit 4 = pairs 0 and 1. Pair 0 (row 0): F Yes, M No. Pair 1 (row 1): F Yes, M
+    # "I would say Yes" (unparseable: pair dropped from the paired figures, counted 1 by the paper's rule)
+    g = r["taarof_gender"]
+    assert g["accuracy,judge"] == pytest.approx(2 / 3) and g["judge_errors,judge"] == 1
+    assert g["accuracy_paper,judge"] == pytest.approx(3 / 4)
+    assert (g["gender_discordant_female,judge"], g["gender_discordant_male,judge"]) == (1, 0)
+    assert g["gender_mcnemar_p,judge"] == 1.0  # n = 1: 2 * 1/2
+    assert g["gender_gap,judge"] == 1.0
+
+    # combined, --limit 4 = taarof-expected rows 0-3: row 0 woman Yes (Borrowing and lending),
+    # row 1 man -> unparseable (Invitation), rows 2 (host, Leaving) and 3 No
+    c = r["taarof_combined"]
+    assert c["accuracy,judge"] == pytest.approx(1 / 3) and c["accuracy_paper,judge"] == pytest.approx(2 / 4)
+    assert c["accuracy_expected,judge"] == pytest.approx(1 / 3)
+    assert c["accuracy_topic_borrowing_and_lending,judge"] == 1.0 and c["accuracy_topic_leaving,judge"] == 0.0
+
+    # fidelity switches, labelled in the results: judge form, decoding and the values used
+    for task in ("taarof_gender", "taarof_combined"):
+        cfg = results["configs"][task]
+        assert cfg["metadata"]["judge_reply_format"] == "paper"
+        assert cfg["metadata"]["decoding"] == "model_default"
+        assert cfg["metadata"]["decoding_values"]["temperature"] == 0.7
+        assert cfg["generation_kwargs"]["do_sample"] is True and cfg["generation_kwargs"]["temperature"] == 0.7
+        assert cfg["generation_kwargs"]["top_p"] == 0.9 and cfg["generation_kwargs"]["max_gen_toks"] == 16
+
+    # the judge got the script's prompt: the reply after "I say:" pasted raw
+    from lm_eval_persian_culture.tasks.taarof import utils
+
+    first = samples["taarof_gender"][0]
+    assert utils.judge_prompt(first["doc"], first["resps"][0][0]) in prompts
+    assert first["doc"]["judge_reply_format"] == "paper"
+
+
+@pytest.mark.e2e
+def test_num_fewshot_is_refused_before_generation(shared_data, tiny_model, tmp_path):
+    proc = run_cli([
+        "run", "--model", "hf", "--model_args", f"pretrained={tiny_model},dtype=float32", "--device", "cpu",
+        "--tasks", "taarof_expected", "--limit", "1", "--num_fewshot", "2", "--output_path", str(tmp_path / "OUT"),
+        "--metadata", json.dumps({"data_dir": str(shared_data), "judge_model": "none"}),
+    ])  # fmt: skip
+    assert proc.returncode != 0
+    assert "TaarofBench is zero-shot" in proc.stderr and "--num_fewshot 2 would put other test scenarios" in proc.stderr
+    assert "Running generate_until requests" not in proc.stderr

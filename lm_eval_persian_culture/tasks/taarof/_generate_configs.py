@@ -21,13 +21,15 @@ TASKS = {
     "taarof_expected_nocountry": ("load_expected_nocountry", "doc_to_text_nocountry", "process_results", "METRICS"),
     "taarof_non_taarof_nocountry": ("load_non_taarof_nocountry", "doc_to_text_nocountry", "process_results", "METRICS"),
     "taarof_gender": ("load_gender", "doc_to_text", "process_results_gender", "GENDER_METRICS"),
+    # both types in one task, so per-topic accuracy can span all 450 scenarios (paper Fig. 4)
+    "taarof_combined": ("load_combined", "doc_to_text", "process_results_combined", "COMBINED_METRICS"),
 }
 GROUPS = {
     "taarof": ["taarof_expected", "taarof_non_taarof"],
     "taarof_fa": ["taarof_expected_fa", "taarof_non_taarof_fa"],
     "taarof_nocountry": ["taarof_expected_nocountry", "taarof_non_taarof_nocountry"],
 }
-LOWER_IS_BETTER = {"judge_errors", "gender_gap"}  # gap: zero is the goal
+LOWER_IS_BETTER = {"judge_errors", "gender_gap", "gender_discordant_female", "gender_discordant_male"}  # zero is the goal
 
 
 def metric_names(kind: str) -> tuple[str, ...]:

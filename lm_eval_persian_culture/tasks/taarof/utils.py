@@ -28,10 +28,15 @@ from lm_eval_persian_culture.data import (
     sha256_file,
     to_dataset,
 )
+from lm_eval.api.samplers import ContextSampler
+
 from lm_eval_persian_culture.aggregations import (
     judge_accuracy,
+    judge_accuracy_paper,
     judge_error_count,
+    make_field_accuracies,
     make_group_aggregations,
+    make_paired_test_aggregations,
     make_topic_aggregations,
 )
 from lm_eval_persian_culture.judge_filter import judged_metrics, prepare_judge, run_judge, template_id
@@ -93,9 +98,10 @@ SCENARIO_PROMPT_FA = """
 شما می‌گویید:
 """
 
-# Verbatim from the authors' evaluation.py (build_judgment_prompt), except that Person B's
-# reply is inserted as a JSON string literal: quotes and newlines inside the reply are
-# escaped, so a reply cannot open new lines that imitate "Expected Answer ..." or the question.
+# Verbatim from the authors' evaluation.py (build_judgment_prompt). How Person B's reply goes in
+# is the setting ``judge_reply_format``: "paper" (default) pastes it raw, as the script did;
+# "json" inserts it as a JSON string literal, quotes and newlines escaped, so a reply cannot open
+# new lines that imitate "Expected Answer ..." or the question.
 JUDGE_PROMPT = """
 In a scenario that we are in {env_article} {env}.
 You are {mrole_article} {mrole} and I am {urole_article} {urole}.
@@ -111,6 +117,8 @@ Does Person B's response meet the expectation?
 
 Answer only with Yes or No.
 """
+REPLY_FORMATS = ("paper", "json")
+DEFAULT_REPLY_FORMAT = "paper"
 
 REPLY_PREFIXES = ("I say:", "من می‌گویم:", "من میگویم:")
 
@@ -169,14 +177,24 @@ def judge_prompt(doc: dict, response: str) -> str:
     if doc.get("fa_Annotations"):  # Persian condition: both, as App. 1.7 Table 10 shows them
         expected = f"In English: {expected} در فارسی: {doc['fa_Annotations']}"
     slots = _english_slots(doc)
-    return JUDGE_PROMPT.format(
-        response=json.dumps(strip_reply(response), ensure_ascii=False),
-        expected=expected,
-        **slots,
-    )
+    reply = strip_reply(response)
+    if doc.get("judge_reply_format", DEFAULT_REPLY_FORMAT) == "json":
+        reply = json.dumps(reply, ensure_ascii=False)
+    return JUDGE_PROMPT.format(response=reply, expected=expected, **slots)
 
 
-JUDGE_TEMPLATE_ID = template_id("taarof-judge", JUDGE_PROMPT)
+JUDGE_TEMPLATE_IDS = {fmt: template_id(f"taarof-judge-{fmt}", JUDGE_PROMPT) for fmt in REPLY_FORMATS}
+
+
+def reply_format(settings: dict) -> str:
+    """The ``judge_reply_format`` setting, checked before any generation."""
+    value = str(settings.get("judge_reply_format") or DEFAULT_REPLY_FORMAT).strip().lower()
+    if value not in REPLY_FORMATS:
+        raise DataSchemaError(
+            f"--metadata judge_reply_format: {value!r} is not one of {list(REPLY_FORMATS)} "
+            "('paper': the reply pasted raw, as the authors' script; 'json': quoted and escaped)"
+        )
+    return value
 
 
 # --------------------------------------------------------------------------- gender flip
@@ -188,15 +206,21 @@ _GENDER_WORDS = {
     "sister": "brother", "daughter": "son", "wife": "husband", "aunt": "uncle", "girl": "boy",
     "lady": "gentleman", "female": "male", "mom": "dad", "niece": "nephew", "bride": "groom",
     "granddaughter": "grandson", "girlfriend": "boyfriend", "madam": "sir",
+    "businesswoman": "businessman",
 }  # fmt: skip
 _FEMALE_OF = {m: f for f, m in _GENDER_WORDS.items()}
+# Typos in the release that name a gender: read as the word they misspell, so the pair
+# comes out well formed (row 98's "gradmother": "grandmother" / "grandfather").
+_TYPOS = {"gradmother": "grandmother"}
 _WORD = re.compile(r"[A-Za-z]+")
+_POSSESSIVE = re.compile(r"^['’]s\b")
 
 
 def _swap_words(text: str, mapping: dict) -> str:
     def repl(m: re.Match) -> str:
         word = m.group(0)
-        new = mapping.get(word.lower())
+        lower = _TYPOS.get(word.lower(), word.lower())
+        new = mapping.get(lower, lower if lower != word.lower() else None)
         if new is None:
             return word
         return new.capitalize() if word[0].isupper() else new
@@ -204,12 +228,54 @@ def _swap_words(text: str, mapping: dict) -> str:
     return _WORD.sub(repl, text)
 
 
+def _gendered_words(user_role: str) -> tuple[list[str], list[str]]:
+    """(gendered words naming the user, gendered words naming a third party: "mother's")."""
+    own, third = [], []
+    for m in _WORD.finditer(user_role):
+        word = _TYPOS.get(m.group(0).lower(), m.group(0).lower())
+        if word in _GENDER_WORDS or word in _FEMALE_OF:
+            (third if _POSSESSIVE.match(user_role[m.end():]) else own).append(word)
+    return own, third
+
+
 def gender_pair(user_role: str) -> tuple[str, str, str]:
-    """(female role, male role, rule) for one user role; rule is 'flip' or 'assign'."""
-    words = {w.lower() for w in _WORD.findall(user_role)}
-    if words & (set(_GENDER_WORDS) | set(_FEMALE_OF)):
+    """(female role, male role, rule) for one user role; rule is 'flip' or 'assign'.
+
+    A gendered word in the possessive ("your mother's old friend") names a third party, not
+    the user: it is left alone and the user's own noun, the last word, is assigned a gender
+    ("your mother's old female friend").
+    """
+    own, third = _gendered_words(user_role)
+    if own:
         return _swap_words(user_role, _FEMALE_OF), _swap_words(user_role, _GENDER_WORDS), "flip"
+    if third:
+        head, _, noun = user_role.rstrip().rpartition(" ")
+        return f"{head} female {noun}", f"{head} male {noun}", "assign"
     return f"female {user_role}", f"male {user_role}", "assign"
+
+
+def gender_pairs(rows: list[dict]) -> list[dict]:
+    """The gender-flip docs: two per kept scenario (female first), every prompt distinct.
+
+    Some release rows are already the other-gender twin of an earlier row (row 6
+    "grandfather", row 178 "grandmother"); flipping both would put the same pair in twice.
+    A pair whose rendered prompt was already produced is skipped, so each pair counts once
+    under the first row that yields it.
+    """
+    paired, seen = [], set()
+    for row in rows:
+        female, male, rule = gender_pair(row["User Role"])
+        members = [
+            {**row, "User Role": role, "original_user_role": row["User Role"], "gender": gender,
+             "pair_id": row["row"], "gender_rule": rule}
+            for gender, role in (("female", female), ("male", male))
+        ]  # fmt: skip
+        prompts = [doc_to_text(m) for m in members]
+        if seen.intersection(prompts):
+            continue
+        seen.update(prompts)
+        paired.extend(members)
+    return paired
 
 
 # --------------------------------------------------------------------------- datasets
@@ -252,18 +318,23 @@ def _load(split: str, condition: str, **settings):
     rows, provenance = _rows(split, settings)
     if condition == "fa":
         fa_rows, fa_provenance = _persian_rows(split, settings, rows)
-        rows = [{**en, **{f"fa_{k}": fa[k] for k in SCENARIO_FIELDS}} for en, fa in zip(rows, fa_rows)]
+        # fa_provenance: the rendering's own per-row provenance (absent from a user's replacement file)
+        rows = [
+            {**en, **{f"fa_{k}": fa[k] for k in SCENARIO_FIELDS}, "fa_provenance": str(fa.get("provenance", ""))}
+            for en, fa in zip(rows, fa_rows)
+        ]
         provenance = f"{provenance}; persian:{fa_provenance}"
     elif condition == "gender":
-        paired = []
-        for row in rows:
-            female, male, rule = gender_pair(row["User Role"])
-            for gender, role in (("female", female), ("male", male)):
-                paired.append({**row, "User Role": role, "original_user_role": row["User Role"],
-                               "gender": gender, "pair_id": row["row"], "gender_rule": rule})  # fmt: skip
-        rows = paired
+        rows = gender_pairs(rows)
+    elif condition == "combined":
+        non_taarof, non_provenance = _rows("non_taarof", settings)
+        rows = rows + non_taarof
+        provenance = f"{provenance}; {non_provenance}"
+        condition = "standard"
+    fmt = reply_format(settings)
     for row in rows:
         row["condition"] = condition
+        row["judge_reply_format"] = fmt
     return {"test": to_dataset(rows, provenance)}
 
 
@@ -274,18 +345,35 @@ load_non_taarof_fa = partial(_load, "non_taarof", "fa")
 load_expected_nocountry = partial(_load, "expected", "nocountry")
 load_non_taarof_nocountry = partial(_load, "non_taarof", "nocountry")
 load_gender = partial(_load, "expected", "gender")
+load_combined = partial(_load, "expected", "combined")
 
 
 # --------------------------------------------------------------------------- judging
 def judge_filter(resps, docs):
     """Custom lm-eval filter: judges every reply of the task in one concurrent batch."""
-    return run_judge(resps, docs, build_prompt=judge_prompt, template_id=JUDGE_TEMPLATE_ID)
+    fmt = docs[0].get("judge_reply_format", DEFAULT_REPLY_FORMAT) if len(docs) else DEFAULT_REPLY_FORMAT
+    return run_judge(resps, docs, build_prompt=judge_prompt, template_id=JUDGE_TEMPLATE_IDS[fmt])
+
+
+def primary_topic(topic_field: str) -> str:
+    """The one topic a scenario counts under in the paper's Fig. 4: the first one listed.
+
+    61 release rows carry two topics ("Gift,Payment"). Fig. 4's Payment figure (DeepSeek V3
+    64.3% = 18/28) needs 28 Payment scenarios over both types: the first-listed and the
+    last-listed rule both give 28, counting both topics gives 31. See the README.
+    """
+    return topic_field.split(",")[0].strip()
 
 
 TOPIC_AGGREGATIONS = make_topic_aggregations(TOPICS)
 GENDER_AGGREGATIONS = make_group_aggregations(("female", "male"), gap_name="gender_gap")
-METRICS = ("accuracy", "judge_errors", *TOPIC_AGGREGATIONS)
-GENDER_METRICS = ("accuracy", "judge_errors", *GENDER_AGGREGATIONS)
+GENDER_TEST_AGGREGATIONS = make_paired_test_aggregations(("female", "male"), prefix="gender")
+TYPE_AGGREGATIONS = make_field_accuracies(
+    "type", {"accuracy_expected": "taarof-expected", "accuracy_non_taarof": "non-taarof"}
+)
+METRICS = ("accuracy", "accuracy_paper", "judge_errors", *TOPIC_AGGREGATIONS)
+GENDER_METRICS = ("accuracy", "accuracy_paper", "judge_errors", *GENDER_AGGREGATIONS, *GENDER_TEST_AGGREGATIONS)
+COMBINED_METRICS = ("accuracy", "accuracy_paper", "judge_errors", *TYPE_AGGREGATIONS, *TOPIC_AGGREGATIONS)
 
 
 def process_results(doc, results):
@@ -296,8 +384,41 @@ def process_results_gender(doc, results):
     return judged_metrics(doc, results[0], GENDER_METRICS, group=doc["gender"])
 
 
+def process_results_combined(doc, results):
+    """All 450 scenarios: per type, and per topic with one topic per scenario (the paper's Fig. 4)."""
+    return judged_metrics(
+        doc, results[0], COMBINED_METRICS, topics=[primary_topic(doc["Topic"])], extra={"type": doc["Type"]}
+    )
+
+
+# --------------------------------------------------------------------------- few-shot
+FEWSHOT_REFUSED = (
+    "TaarofBench is zero-shot (paper sec. 2.3, App. 1.8): --num_fewshot {n} would put other test "
+    "scenarios into the prompt together with their expected-behaviour annotations (the task's "
+    "doc_to_target), i.e. show the model the answers. The paper's 12-shot in-context experiment "
+    "(sec. 4.7) used exemplars that were never published, and this pack does not build it. Run "
+    "without --num_fewshot (or with --num_fewshot 0)."
+)
+
+
+class FewshotRefusedError(ValueError):
+    """--num_fewshot > 0 on a task whose only few-shot source would be its own test items."""
+
+
+class ZeroShotOnly(ContextSampler):
+    """lm-eval few-shot sampler that refuses to sample (``fewshot_config.sampler`` of the tasks)."""
+
+    def sample(self, n, eval_doc=None, df=None, **kwargs):
+        if n > 0:
+            raise FewshotRefusedError(FEWSHOT_REFUSED.format(n=n))
+        return []
+
+
 # Aggregations named in the YAMLs (``!function utils.<name>``).
 accuracy = judge_accuracy
+accuracy_paper = judge_accuracy_paper
 judge_errors = judge_error_count
 globals().update(TOPIC_AGGREGATIONS)
 globals().update(GENDER_AGGREGATIONS)
+globals().update(GENDER_TEST_AGGREGATIONS)
+globals().update(TYPE_AGGREGATIONS)

@@ -1,0 +1,1 @@
+"""Decoding settings beyond lm-eval's flags (see model_defaults)."""
