@@ -134,7 +134,12 @@ class _Handler(BaseHTTPRequestHandler):
             if not self._serve_in_slot(fake):
                 return
         elif fake.latency_s > 0:
+            with fake._lock:
+                fake._in_flight += 1
+                fake.max_in_flight = max(fake.max_in_flight, fake._in_flight)
             fake._closing.wait(fake.latency_s)
+            with fake._lock:
+                fake._in_flight -= 1
         try:
             answers = [fake.answer(p, body) for p in prompts]
         except Exception as err:  # a broken answer script should surface in the test, not hang it
@@ -243,6 +248,8 @@ class FakeOpenAIServer:
         self._slot_sem = threading.Semaphore(slots or 1)
         self._queued = 0
         self.max_queued = 0  # most requests that ever waited for a slot at once
+        self._in_flight = 0
+        self.max_in_flight = 0  # most requests inside their latency at once (without slots)
         self.served = 0  # slot mode: answers sent
         self.abandoned = 0  # slot mode: requests whose client hung up before the answer
         self.models = list(models)

@@ -270,7 +270,10 @@ def test_requests_run_concurrently(tmp_path) -> None:
             start = time.perf_counter()
             judge.judge_many([f"q{i}" for i in range(64)], template_id="t")
             elapsed = time.perf_counter() - start
-    assert elapsed < 0.2 * 2 * 2  # two rounds of 0.2 s, with slack; sequential would take 12.8 s
+        # Concurrency is read at the server, not off a clock (machines here are shared and noisy):
+        # one-at-a-time judging never has two requests in flight; speed is measured in bench/.
+        assert srv.max_in_flight >= 8, srv.max_in_flight
+    assert elapsed < 64 * 0.2 / 2  # well under the 12.8 s a sequential judge needs
 
 
 def test_second_run_is_fully_cached(server, tmp_path) -> None:
