@@ -130,7 +130,7 @@ _DIGIT_WORD_AFTER = re.compile(r"\s*[^\W\d_]")  # "3 times": a bare digit follow
 _CHOICE_CUES = re.compile(
     r"""(?<!\w)(?:
         final\s+answer | (?:correct|right|best|most\s+appropriate)\s+(?:answer|option|choice|one)
-      | (?:the\s+|my\s+)?answer | i(?:\s+would|\s+will|'d|’d)?\s+(?:choose|pick|select|go\s+with)
+      | (?:the\s+|my\s+)?answer | i(?:\s+would|\s+will|'d|’d|['’]ll)?\s+(?:choose|pick|select|go\s+with|say)
       | it\s+(?:is|must\s+be|would\s+be)|it['’]s
       | پاسخ(?:ش)? | جواب(?:ش)? | گزینه\s+(?:ی\s+)?(?:صحیح|درست|مناسب|مورد\s+نظر|نهایی) | انتخاب\s+من
       | بنابراین | در\s+نتیجه | پس | من\s+گزینه
@@ -162,7 +162,7 @@ _MENTION = re.compile(
       | ^[ \t\-•]*(?P<r>[A-D]|الف|ب|ج|د)\s*[.:\-–](?=\s|$)         # "B." / "ب -" at a line start
       | «\s*(?P<s>[A-D]|الف|ب|ج|د)\s*»                            # «ب»
       | (?<!\w)(?:option|choice|گزینه)\s+(?:ی\s+)?(?P<t>[A-D]|الف|ب|ج|د|[1-4]|[^\W\d_]+)(?!\w)  # option B / گزینه ۲
-      | (?<!\w)(?P<u>[^\W\d_]+)\s+(?:option|choice|گزینه)(?!\w)   # third option / سومین گزینه
+      | (?<!\w)(?P<u>first|second|third|fourth|اولین|نخستین|دومین|سومین|چهارمین)\s+(?:option|choice|گزینه)(?!\w)  # third option / سومین گزینه
     """,
     re.X | re.M | re.I,
 )
@@ -518,6 +518,7 @@ _YN_CUES = re.compile(
       | to\s+summari[sz]e | overall | so | therefore | thus | hence
       | پاسخ(?:\s+(?:نهایی|من|کوتاه))? | جواب(?:\s+(?:نهایی|من))? | نتیجه(?:\s+گیری)? | در\s+نتیجه | بنابراین | پس
       | خلاصه | به\s+طور\s+خلاصه | در\s+کل | معلومه\s+که | معلوم\s+است\s+که | مسلمه\s+که
+      | i(?:\s+would|'d|’d)?\s+say | قطعا | مسلما | حتما | definitely | certainly | absolutely
     )(?!\w)""",
     re.X | re.I,
 )
@@ -534,6 +535,10 @@ _VERDICTS = [
     (re.compile(r"(?<!\w)(?:did\s+not|didn't|didn’t|does\s+not|doesn't|do\s+not|don't)\s+(?:act|behave|follow|respect|observe)", re.I), False),  # fmt: skip
     (re.compile(r"(?<!\w)(?:acted|act|behaved|behave)\s+(?:\w+\s+)?(?:according|in\s+accordance|in\s+line|consistently)\s+(?:to|with)", re.I), True),  # fmt: skip
     (re.compile(r"(?<!\w)(?:acted|behaved)\s+(?:properly|correctly|appropriately|respectfully|rightly|politely)(?!\w)", re.I), True),  # fmt: skip
+    (re.compile(r"(?<!\w)(?:acted|behaved)\s+(?:improperly|incorrectly|inappropriately|disrespectfully|rudely|impolitely|wrongly)(?!\w)", re.I), False),  # fmt: skip
+    (re.compile(r"(?<!\w)(?:did|do|does|done)\s+the\s+right\s+thing(?!\w)", re.I), True),
+    (re.compile(r"(?<!\w)(?:همخوانی|مطابقت|سازگاری|تطابق|هماهنگی)\s+دارد(?!\w)"), True),
+    (re.compile(r"(?<!\w)(?:همخوانی|مطابقت|سازگاری|تطابق|هماهنگی)\s+ندارد(?!\w)"), False),
     (re.compile(rf"(?<!\w)(?:follows?|followed|(?:is|was|are|were)\s+(?:consistent|in\s+line|in\s+keeping|in\s+accordance)\s+with|aligns?\s+with|respects?|respected|upholds?|observes?|observed)\s+(?:the\s+|a\s+)?{_TRADITION_EN}", re.I), True),  # fmt: skip
     (re.compile(rf"(?<!\w)(?:violates?|violated|goes\s+against|went\s+against|against|contrary\s+to|breaks?|broke|disregards?|disregarded)\s+(?:the\s+|a\s+)?{_TRADITION_EN}", re.I), False),  # fmt: skip
     (re.compile(r"(?<!\w)(?:درست|به\s+درستی|صحیح|مناسب)\s+(?:رفتار|عمل)\s+(?:کرده|کرد|کردند|کرده\s+اند)(?!\w)"), True),
@@ -563,7 +568,8 @@ _EN_POSITIVE = (
 )
 _EN_NEGATIVE = (
     r"incorrect|wrong|false|inappropriate|improper|impolite|rude|disrespectful|unacceptable|offensive|bad\s+manners|"
-    r"a\s+(?:lack|sign)\s+of\s+disrespect|a\s+lack\s+of\s+respect|against|contrary\s+to|a\s+violation"
+    r"a\s+(?:lack|sign)\s+of\s+disrespect|a\s+lack\s+of\s+respect|against|contrary\s+to|"
+    r"an?\s+(?:(?:clear|serious|direct|major|obvious)\s+)?violation"
 )
 _EN_EVALUATION = re.compile(
     rf"""(?<!\w){_EN_SUBJECT}

@@ -186,6 +186,29 @@ CHOICE: list[tuple[str | None, str, str | None, str]] = [
     ("melon_en", "B", "B", "short"),
     (None, "The answer is (C).", "C", "en"),
     (None, "The answer is most likely option (C).", "C", "en"),
+    # ---- round 2: written and labelled after the rules were tuned on everything above, as a
+    # held-out check; the rules read 30 of these 40 (choice and yes/no) before they were fixed:
+    # 10 missed, none wrong
+    ("yalda_en", 'The right choice here is C.', 'C', "round 2"),
+    ("yalda_en", 'Option C - Pomegranate', 'C', "round 2"),
+    (None, "I'll pick (B).", 'B', "round 2"),
+    ("yalda_en", '**(C)** — the pomegranate, whose red arils symbolise the dawn.', 'C', "round 2"),
+    (None, 'گزینه درست: ج', 'C', "round 2"),
+    (None, 'جواب درسته: گزینه ۳', 'C', "round 2"),
+    (None, 'به نظرم گزینه دوم.', 'B', "round 2"),
+    ("yalda_en", "Pears are not it, and neither are apples. It's the pomegranate.", 'C', "round 2"),
+    (None, "Hmm, A or B? I'd say B.", 'B', "round 2"),
+    (None, "Could be A, could be C; I'm not certain.", None, "round 2"),
+    ("yalda_en", 'C\n\nExplanation: (D) pears are a summer fruit.', 'C', "round 2"),
+    (None, 'پاسخ نهایی: (ب)', 'B', "round 2"),
+    ("yalda_fa", 'میوهٔ نمادین شب یلدا انار است.', 'C', "round 2"),
+    ("yalda_fa", 'سیب یا انار، هر دو ممکن است.', None, "round 2"),
+    (None, 'I refuse to answer questions about superstitions.', None, "round 2"),
+    (None, '<think>The answer should be D.</think>\n**D**', 'D', "round 2"),
+    (None, '1', 'A', "round 2"),
+    (None, 'Answer (A)', 'A', "round 2"),
+    (None, 'The answer is option number 2.', 'B', "round 2"),
+    (None, 'Neither A nor B; the answer is D.', 'D', "round 2"),
 ]
 
 # (reply, label, note); the items are DivanBench-style yes/no questions ("... Did they act
@@ -365,6 +388,27 @@ YES_NO: list[tuple[str, str | None, str]] = [
     ("معلومه که نه!", "no", "colloquial fa"),
     ("معلومه که آره", "yes", "colloquial fa"),
     ("نچ", "no", "colloquial fa"),
+    # ---- round 2 (held out, see CHOICE)
+    ('Yes, definitely.', 'yes', "round 2"),
+    ("Nope, that's a violation of the custom.", 'no', "round 2"),
+    ('Absolutely not — stepping on bread is a big taboo.', 'no', "round 2"),
+    ('قطعاً بله.', 'yes', "round 2"),
+    ('خیر، اصلاً درست نیست.', 'no', "round 2"),
+    ('بله کاملاً درسته.', 'yes', "round 2"),
+    ('I would say no.', 'no', "round 2"),
+    ("I'd say yes.", 'yes', "round 2"),
+    ('In my view, they did the right thing.', 'yes', "round 2"),
+    ('They should have stood up. So no.', 'no', "round 2"),
+    ('They behaved appropriately.', 'yes', "round 2"),
+    ('They behaved inappropriately.', 'no', "round 2"),
+    ('This is a clear violation of Persian etiquette.', 'no', "round 2"),
+    ('این کار با فرهنگ ایرانی همخوانی ندارد.', 'no', "round 2"),
+    ('این رفتار کاملاً با رسوم ایرانی مطابقت دارد.', 'yes', "round 2"),
+    ("It's hard to say; customs vary.", None, "round 2"),
+    ('Maybe.', None, "round 2"),
+    ('**Verdict:** Yes — this matches tradition.', 'yes', "round 2"),
+    ('Answer: No. (Greeting warmly is nice, but they should stand.)', 'no', "round 2"),
+    ('هم بله هم نه.', None, "round 2"),
 ]
 
 
