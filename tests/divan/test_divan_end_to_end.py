@@ -161,6 +161,11 @@ def test_single_prompt_tasks():
     assert res["higher_is_better"]["divan_binary_sp5"]["acquiescence_bias"] is None
     assert res["higher_is_better"]["divan_binary_sp5"]["acquiescence_bias_abs"] is False
     assert res["configs"]["divan_binary_sp5"]["metadata"]["signed_metrics"] == ["acquiescence_bias"]
+    from lm_eval.utils import make_table
+
+    table = {line.split("|")[5].strip(): line for line in make_table(res).splitlines() if line.count("|") > 8}
+    assert "↑" in table["accept_true"] and "↓" in table["acquiescence_bias_abs"]
+    assert "↑" not in table["acquiescence_bias"] and "↓" not in table["acquiescence_bias"]  # no direction shown
     assert "accuracy_std" not in b
     assert metrics(res, "divan_scenario_sp1")["accuracy"] == pytest.approx(2 / 3)
     for task in res["samples"]:
