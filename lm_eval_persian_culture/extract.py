@@ -111,7 +111,6 @@ def _negated_after(text: str, end: int) -> bool:
 
 # --------------------------------------------------------------------------- choices
 _LABEL_BODY = r"(?:[A-D]|الف|ب|ج|د)"
-_ANY_LABEL = r"(?:[A-Da-d]|الف|ب|ج|د|[1-4])"
 # A label right at a position (after an answer cue and filler words).
 _LABEL_AT = re.compile(
     r"""[(\[«"'‘]?\s*
@@ -177,7 +176,7 @@ _ASSERTED = re.compile(
 )
 _BARE_LABEL = re.compile(r"""^[\s(\[«"'*]*(?:option|choice|گزینه\s*(?:ی)?)?\s*(?P<l>[A-Da-d]|الف|ب|ج|د|[1-4])[\s)\]».:"'*]*$""", re.I)  # fmt: skip
 # A line that starts with a label and a separator: "C) Pomegranate", "ج. انار", "A — Melon is Sard".
-_LABELLED_LINE = re.compile(r"""^[\s(\[«"'*\-•]*(?:(?:option|choice|گزینه)\s*(?:ی\s*)?)?(?P<l>[A-D]|الف|ب|ج|د|[1-4])\s*(?:[)\]».:\-–—]+|\s(?=[^\W\d_]))\s*(?P<rest>.*)$""", re.I)  # fmt: skip
+_LABELLED_LINE = re.compile(r"""^[\s(\[«"'*\-•]*(?:(?:option|choice|گزینه)\s*(?:ی\s*)?)?(?P<l>[A-D]|الف|ب|ج|د|[1-4])\s*(?P<sep>[)\]».:\-–—]+|\s(?=[^\W\d_]))\s*(?P<rest>.*)$""", re.I)  # fmt: skip
 # An item of an option list: "(A) Orange", "B) Apple", "ج. انار", "- 3: ..."
 _LIST_ITEM = re.compile(r"""(?:^|(?<=\s))[-•*]?\s*[(\[]?\s*(?P<l>[A-D]|الف|ب|ج|د|[1-4])\s*(?:\)|\]|\.|:|-)\s*""")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?؟;؛])\s+|\n+")
@@ -386,7 +385,11 @@ def _answer_line(sentence: str, options: _OptionMatcher) -> str | None:
         rest = labelled.group("rest").strip(" \t*.")
         if label and _hedged_after(s, labelled.start("rest") - 1 if rest else len(s), label, options):
             return _HEDGE
-        if label and (not rest or (options.whole(rest) == label if options.texts else len(rest.split()) <= 12)):
+        punctuated = bool(labelled.group("sep").strip())  # "C) ..." vs "C Pomegranate" / "A Persian ..."
+        if label and (
+            not rest
+            or (options.whole(rest) == label if options.texts else punctuated and len(rest.split()) <= 12)
+        ):
             return label
     first = _LABEL_AT.match(s)
     if first and first.lastgroup in ("upper", "fa", "digit"):
@@ -525,7 +528,6 @@ _YN_CUES = re.compile(
 _YN_FILLER = re.compile(
     r"(?:is|would|be|definitely|clearly|simply|certainly|then|the|اینکه|این|است|هست|من|قطعا|مسلما|کوتاه)(?!\w)", re.I
 )
-_SENTENCE_START = re.compile(r"(?:^|(?<=[.!?؟;؛\n]))[\s\-•]*")
 _SENTENCES = re.compile(r"[^.!?؟;؛\n]+[.!?؟;؛]*")
 
 _TRADITION_FA = r"(?:رسوم|رسم|سنت|سنت ها|آداب|فرهنگ|عرف|باور|باورهای)"
