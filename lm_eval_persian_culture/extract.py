@@ -11,15 +11,29 @@ reasoning before the answer. :func:`extract_yes_no` understands Yes/No, بله/�
 خیر/نه/نادرست, an answer after reasoning, and common verdict phrases ("they did not act
 according to Persian tradition", "مطابق رسوم ایرانی رفتار کردند").
 
-Principles:
+Principles (how answers are actually written):
 
-* the LAST explicit answer statement wins over letters mentioned while reasoning;
+* an explicit answer statement ("Answer: C", "پاسخ: ج", "So, no.") outranks everything else,
+  and of several the LAST wins (models correct themselves: "Answer: A. Wait, the answer is C");
+* otherwise an answer line at the START ("C\n\nUnlike (A) ...", "No.\n\nYes, greeting her
+  warmly is polite, but ...") or a bare answer line at the END ("... \n\nNo.") outranks
+  sentences in between, so later concessions and options named while explaining do not flip it;
+* a hedge ("B or C", "بله و خیر", "it depends") states no single answer and gives ``None``;
 * a negated statement ("the answer is not A", "گزینه الف نادرست است") never counts, and
   excludes that label from earlier statements ("... A. Actually not A, it is B" -> B);
 * a lone ``a`` is the English article, never option A, unless written as a label
   (``(a)``, ``a)``, ``answer: a.``); a capital letter counts as a mention only when
   formatted as a label (``(C)``, ``C)``, ``C.`` at a line start), so "vitamin C" is not C;
+* verdicts in natural word order are read in both polarities and both languages ("this is
+  (not) in line with Persian tradition", "it would be considered disrespectful", «این رفتار
+  درست نیست», «رفتار آن‌ها با آداب ایرانی سازگار است», «… بی‌ادبی است», «طبق رسوم ایرانی، نه»);
+* option texts match in their inflected forms: English plurals, Persian plural (ها/های),
+  ezafe (ـِ / ی / ‌ی), enclitics and ZWNJ variants (``سکه‌های طلا`` is option ``سکهٔ طلا``);
+* echoed option lists and echoed questions are not answers; ``<think>`` blocks are dropped (an
+  unclosed one, cut off, leaves no answer);
 * ambiguous replies (several options, "yes and no", refusals) give ``None``.
+
+``tests/extraction/corpus.py`` holds the labelled replies these rules are measured on.
 """
 
 from __future__ import annotations
@@ -40,19 +54,32 @@ _ORDINALS = {
     # English: "option two", "the third option"
     "first": "A", "one": "A", "second": "B", "two": "B",
     "third": "C", "three": "C", "fourth": "D", "four": "D",
+    # colloquial Persian: "the third one"
+    "اولی": "A", "دومی": "B", "سومی": "C", "چهارمی": "D",
 }  # fmt: skip
+_EN_ORDINALS = ("first", "second", "third", "fourth")
 
 # --------------------------------------------------------------------------- preparation
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 _MARKDOWN = re.compile(r"\*\*|__|`+|^#+\s*|^>\s*|\*", re.M)
 
 
+def strip_reasoning(reply: str) -> str:
+    """The reply without its ``<think>`` blocks. A closing tag without an opening one (chat
+    templates that put ``<think>`` in the prompt) drops everything before it; an unclosed block
+    (generation cut off while reasoning) drops everything after it: no answer was given there."""
+    lower = reply.lower()
+    if "</think>" in lower and "<think>" not in lower:
+        reply = reply[lower.rfind("</think>") + len("</think>") :]
+    text = _THINK.sub(" ", reply)
+    return re.sub(r"<think>.*", " ", text, flags=re.S | re.I)
+
+
 def _prepare(reply: str | None) -> str:
     """Reasoning blocks dropped, Persian normalised (ZWNJ as space), markdown removed."""
     if not reply:
         return ""
-    text = _THINK.sub(" ", reply)
-    text = text.replace("<think>", " ").replace("</think>", " ")
+    text = strip_reasoning(reply)
     text = normalize(text, zwnj_to_space=True)
     text = _MARKDOWN.sub("", text)
     return text.replace("：", ":").replace("“", '"').replace("”", '"')
@@ -88,7 +115,7 @@ _LABEL_BODY = r"(?:[A-D]|الف|ب|ج|د)"
 _LABEL_AT = re.compile(
     r"""[(\[«"'‘]?\s*
     (?:
-        (?P<upper>[A-D])(?![\w'’])                       # B    (not "An", "A's")
+        (?P<upper>A(?![\w'’])(?!\s+[a-z])|[B-D](?![\w'’])) # B    (not "An", "A's", "A pomegranate")
       | (?P<lower>[a-d])(?=\s*[)\]]|\s*[.:,;]?\s*(?:$|\n)) # b)  b.  (not the article "a")
       | (?P<fa>الف|ب|ج|د)(?!\w)                          # ب
       | (?P<digit>[1-4])(?!\w|[.,]\d)                    # 2   (not "2.5", "3rd", "3 times" below)
@@ -101,19 +128,22 @@ _DIGIT_WORD_AFTER = re.compile(r"\s*[^\W\d_]")  # "3 times": a bare digit follow
 # Answer statements: the label that follows one of these is the model's answer.
 _CHOICE_CUES = re.compile(
     r"""(?<!\w)(?:
-        final\s+answer | (?:correct|right|best|most\s+appropriate)\s+(?:answer|option|choice)
-      | (?:the\s+|my\s+)?answer | i(?:\s+would|\s+will|'d|’d)?\s+(?:choose|pick|select|go\s+with)
-      | it\s+(?:is|must\s+be|would\s+be)|it['’]s | rather | instead | but
-      | پاسخ | جواب | گزینه\s+(?:ی\s+)?(?:صحیح|درست|مناسب|مورد\s+نظر|نهایی) | انتخاب\s+من
-      | بنابراین | در\s+نتیجه | پس | بلکه | من\s+گزینه
+        final\s+answer | (?:correct|right|best|most\s+appropriate)\s+(?:answer|option|choice|one)
+      | (?:the\s+|my\s+)?answer | i(?:\s+would|\s+will|'d|’d|['’]ll)?\s+(?:choose|pick|select|go\s+with|say)
+      | it\s+(?:is|must\s+be|would\s+be)|it['’]s
+      | پاسخ(?:ش)? | جواب(?:ش)? | گزینه\s+(?:ی\s+)?(?:صحیح|درست|مناسب|مورد\s+نظر|نهایی) | انتخاب\s+من
+      | بنابراین | در\s+نتیجه | پس | من\s+گزینه
     )(?!\w)""",
     re.X | re.I,
 )
+# "not A but C", "الف نیست، بلکه ج": a correction cue counts only right after a negation.
+_CORRECTION_CUES = re.compile(r"(?<!\w)(?:but|rather|instead|بلکه)(?!\w)", re.I)
+_NEGATION_BEFORE = re.compile(r"(?:not|n't|نیست|نه)[^.!?؟\n]{0,30}$", re.I)
 # Words allowed between a cue and its label ("The answer is most likely option (C)").
 _CHOICE_FILLER = re.compile(
-    r"""(?:is|was|would|will|should|be|the|then|therefore|thus|so|definitely|clearly|probably|likely|most|
+    r"""(?:is|was|would|will|should|be|the|an?|then|therefore|thus|so|definitely|clearly|probably|likely|most|
         surely|correct|right|option|choice|letter|number|final|here|go|with|to|this|question
-      | است|هست|گزینه|ی|همان|یعنی|شماره|مورد|درست|صحیح|نهایی|من|را|سوال|این|به|نظر|می رسد|قطعا|احتمالا)(?!\w)""",
+      | است|هست|گزینه|ی|همان|یعنی|شماره|مورد|درست|صحیح|نهایی|من|را|سوال|این|به|نظر|می رسد|قطعا|احتمالا|میشه|می شه|می شود)(?!\w)""",
     re.X | re.I,
 )
 _NEGATION_WORD = re.compile(r"(?:not|نه|never)(?!\w)", re.I)
@@ -121,6 +151,8 @@ _SKIP = re.compile(r"""[\s:：\-–—=→>"'«»‘’“”,،]+""")
 _MAX_FILLERS = 6
 # "cannot answer", "نمی توانم پاسخ" before a cue: not an answer statement.
 _REFUSAL_BEFORE = re.compile(r"(?:cannot|can't|can’t|unable\s+to|not|نمی\s*توانم|نمیتوانم)\s*$", re.I)
+# "B or C", "ب یا ج", "A and C": a second label right after the first makes a hedge.
+_HEDGE_JOIN = re.compile(r"\s*[,،]?\s*(?:or|and|either|یا|و|/|&)\s+(?:(?:also|even|maybe|perhaps|هم|شاید)\s+)?(?:(?:option|choice|گزینه)\s*(?:ی\s+)?)?", re.I)  # fmt: skip
 
 # Label mentions outside answer statements; they need label formatting.
 _MENTION = re.compile(
@@ -129,7 +161,7 @@ _MENTION = re.compile(
       | ^[ \t\-•]*(?P<r>[A-D]|الف|ب|ج|د)\s*[.:\-–](?=\s|$)         # "B." / "ب -" at a line start
       | «\s*(?P<s>[A-D]|الف|ب|ج|د)\s*»                            # «ب»
       | (?<!\w)(?:option|choice|گزینه)\s+(?:ی\s+)?(?P<t>[A-D]|الف|ب|ج|د|[1-4]|[^\W\d_]+)(?!\w)  # option B / گزینه ۲
-      | (?<!\w)(?P<u>[^\W\d_]+)\s+(?:option|choice|گزینه)(?!\w)   # third option / سومین گزینه
+      | (?<!\w)(?P<u>first|second|third|fourth|اولین|نخستین|دومین|سومین|چهارمین)\s+(?:option|choice|گزینه)(?!\w)  # third option / سومین گزینه
     """,
     re.X | re.M | re.I,
 )
@@ -138,11 +170,17 @@ _ASSERTED = re.compile(
     r"""\s*[).:]?\s*(?:
         (?:is|seems|would\s+be)\s+(?:the\s+)?(?:correct|right|true)(?!\w)
       | is\s+the\s+(?:best|correct|right)\s+(?:answer|option|choice)
-      | (?:درست|صحیح|پاسخ\s+درست|پاسخ\s+صحیح|جواب\s+درست|جواب\s+صحیح|پاسخ)\s+(?:است|هست|می\s+باشد)
+      | (?:درست|صحیح|پاسخ\s+درست|پاسخ\s+صحیح|جواب\s+درست|جواب\s+صحیح|پاسخ)\s+(?:است|هست|می\s+باشد)(?!\w)
     )""",
     re.X | re.I,
 )
 _BARE_LABEL = re.compile(r"""^[\s(\[«"'*]*(?:option|choice|گزینه\s*(?:ی)?)?\s*(?P<l>[A-Da-d]|الف|ب|ج|د|[1-4])[\s)\]».:"'*]*$""", re.I)  # fmt: skip
+# A line that starts with a label and a separator: "C) Pomegranate", "ج. انار", "A — Melon is Sard".
+_LABELLED_LINE = re.compile(r"""^[\s(\[«"'*\-•]*(?:(?:option|choice|گزینه)\s*(?:ی\s*)?)?(?P<l>[A-D]|الف|ب|ج|د|[1-4])\s*(?P<sep>[)\]».:\-–—]+|\s(?=[^\W\d_]))\s*(?P<rest>.*)$""", re.I)  # fmt: skip
+# An item of an option list: "(A) Orange", "B) Apple", "ج. انار", "- 3: ..."
+_LIST_ITEM = re.compile(r"""(?:^|(?<=\s))[-•*]?\s*[(\[]?\s*(?P<l>[A-D]|الف|ب|ج|د|[1-4])\s*(?:\)|\]|\.|:|-)\s*""")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?؟;؛])\s+|\n+")
+_BARE_ORDINAL = re.compile(r"^[\W_]*(?:the\s+)?(?P<o>[^\W\d_]+?)(?:\s+(?:option|choice|one))?[\W_]*$", re.I)
 
 
 def _label_value(token: str, *, ordinal_ok: bool) -> str | None:
@@ -175,18 +213,38 @@ def _label_at(text: str, pos: int, *, after_option_word: bool) -> tuple[str, int
     return value, end + (close.end() if close else 0)
 
 
+_FA_LETTER = re.compile(r"[\u0600-\u06ff]")
+# Persian inflection around an option's words: plural ها/های, ezafe ی (ZWNJ already a space),
+# indefinite/enclitic ی، ای، ه، ش، اش، شان. English: plural s/es, possessive 's.
+_FA_INNER_SUFFIX = r"(?:\s?(?:ها|های))?(?:\s?ی)?"
+_FA_LAST_SUFFIX = r"(?:\s?(?:هایی|های|ها|ای|یی|ی|ه|اش|شان|ش))?"
+_EN_LAST_SUFFIX = r"(?:es|s|['’]s)?"
+
+
+def _word_pattern(word: str, last: bool) -> str:
+    body = re.escape(word)
+    if _FA_LETTER.search(word[-1:]):
+        return body + (_FA_LAST_SUFFIX if last else _FA_INNER_SUFFIX)
+    if last and word[-1:].isalpha():
+        return body + _EN_LAST_SUFFIX
+    return body
+
+
 class _OptionMatcher:
-    """Finds option texts in a reply (word-bounded, longest match wins)."""
+    """Finds option texts in a reply (word-bounded, inflected forms, longest match wins)."""
 
     def __init__(self, options: Sequence[str] | Mapping[str, str] | None) -> None:
         if isinstance(options, Mapping):
             options = [options.get(k, "") for k in LETTERS]
+        self.texts: dict[str, str] = {}
         self.patterns: list[tuple[str, re.Pattern]] = []
         for letter, text in zip(LETTERS, options or ()):
             norm = normalize(str(text or ""), zwnj_to_space=True).strip(" .،,;؛:!?؟\"'«»()")
             if len(norm) < 2:
                 continue
-            body = r"\s+".join(re.escape(w) for w in norm.split())
+            self.texts[letter] = norm
+            words = norm.split()
+            body = r"\s+".join(_word_pattern(w, i == len(words) - 1) for i, w in enumerate(words))
             self.patterns.append((letter, re.compile(rf"(?<!\w){body}(?!\w)", re.I)))
 
     def at(self, text: str, pos: int) -> tuple[str, int] | None:
@@ -196,6 +254,12 @@ class _OptionMatcher:
             if m and (best is None or m.end() > best[1]):
                 best = (letter, m.end())
         return best
+
+    def whole(self, text: str) -> str | None:
+        """The option a whole phrase is ("Pomegranates.", "انارها"), or None."""
+        text = text.strip(" \t.،,;؛:!?؟\"'«»()*")
+        hit = self.at(text, 0)
+        return hit[0] if hit and hit[1] == len(text) else None
 
     def found(self, text: str) -> set[str]:
         spans = [(m.start(), m.end(), letter) for letter, pat in self.patterns for m in pat.finditer(text)]
@@ -207,6 +271,68 @@ class _OptionMatcher:
         return kept
 
 
+# Words that make "(A) is wrong, (B) is wrong, (C) is correct" a judgement, not an echoed list.
+_VERDICT_WORDS = re.compile(r"(?<!\w)(?:is|are|was|not|wrong|correct|incorrect|true|false|right|است|نیست|درست|نادرست|غلط|صحیح)(?!\w)", re.I)
+
+
+def _option_like(label: str, text: str, options: _OptionMatcher) -> bool:
+    """Is ``text`` what an option list shows after ``label``? (its option text, or a short phrase)"""
+    text = text.strip(" \t.،,;؛")
+    if options.texts:
+        return not text or options.whole(text) == label
+    return len(text.split()) <= 6 and not re.search(r"[.!?؟:]", text) and not _VERDICT_WORDS.search(text)
+
+
+def _drop_echoed_options(text: str, options: _OptionMatcher) -> str:
+    """Remove option lists the reply repeats ("(A) Orange\\n(B) Apple ..." or inline): naming
+    every option is not choosing one. A list needs three or more distinct labels."""
+    lines = text.split("\n")
+    keep = [True] * len(lines)
+    run: list[tuple[int, str]] = []  # (line index, label) of consecutive single-item lines
+
+    def close_run() -> None:
+        if len({label for _, label in run}) >= 3:
+            for i, _ in run:
+                keep[i] = False
+        run.clear()
+
+    for i, line in enumerate(lines):
+        items = list(_LIST_ITEM.finditer(line))
+        # a trailing run of items covering the end of the line: "Question? (A) .. (B) .. (C) .."
+        tail: list[str] = []
+        start = None
+        for j in range(len(items) - 1, -1, -1):
+            end = items[j + 1].start() if j + 1 < len(items) else len(line)
+            label = _label_value(items[j].group("l"), ordinal_ok=False)
+            if label is None or not _option_like(label, line[items[j].end() : end], options):
+                break
+            tail.append(label)
+            start = items[j].start()
+        if len(set(tail)) >= 3 and start is not None:
+            lines[i] = line[:start]
+            close_run()
+            continue
+        if len(tail) == 1 and len(items) >= 1 and not line[: start or 0].strip(" \t-•*"):
+            run.append((i, tail[0]))
+            continue
+        if line.strip():
+            close_run()
+    close_run()
+    return "\n".join(line for line, k in zip(lines, keep) if k)
+
+
+def _hedged_after(text: str, end: int, first: str, options: _OptionMatcher) -> bool:
+    """A second, different label joined to the first ("B or C", "ب یا ج", "pomegranate or orange")."""
+    join = _HEDGE_JOIN.match(text, end)
+    if not join:
+        return False
+    second = _label_at(text, join.end(), after_option_word=True) or options.at(text, join.end())
+    if second is None:
+        art = re.match(r"(?:an?|the)\s+", text[join.end() :], re.I)
+        second = options.at(text, join.end() + art.end()) if art else None
+    return second is not None and second[0] != first
+
+
 def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[str, int, bool] | None:
     """Parse fillers then a label (or an option's text) after a cue: (label, end, negated)."""
     negated = False
@@ -216,6 +342,11 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[str
         if skip:
             pos = skip.end()
         label = _label_at(text, pos, after_option_word=after_option_word)
+        art = re.match(r"(?:an?|the)\s+", text[pos:], re.I)
+        if art:  # "Answer: A pomegranate." -- the article, then option C's text
+            hit = options.at(text, pos + art.end())
+            if hit is not None and (label is None or hit[0] != "A"):
+                label = hit
         if label is None:
             hit = options.at(text, pos)
             if hit is not None:
@@ -235,30 +366,75 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[str
     return None
 
 
+_HEDGE = "hedge"
+_LEADING_CONNECTIVE = re.compile(r"^(?:so|thus|hence|therefore|پس|بنابراین)\s*[,:،]?\s+", re.I)
+
+
+def _answer_line(sentence: str, options: _OptionMatcher) -> str | None:
+    """The option a sentence that is nothing but an answer gives ("C", "(C) Pomegranate.",
+    "گزینه سوم", "Pomegranates."), _HEDGE for "A or C", else None."""
+    s = _LEADING_CONNECTIVE.sub("", sentence.strip(" \t*_#>"))
+    if not s:
+        return None
+    bare = _BARE_LABEL.match(s)
+    if bare:
+        return _label_value(bare.group("l"), ordinal_ok=False)
+    labelled = _LABELLED_LINE.match(s)
+    if labelled:
+        label = _label_value(labelled.group("l"), ordinal_ok=False)
+        rest = labelled.group("rest").strip(" \t*.")
+        if label and _hedged_after(s, labelled.start("rest") - 1 if rest else len(s), label, options):
+            return _HEDGE
+        punctuated = bool(labelled.group("sep").strip())  # "C) ..." vs "C Pomegranate" / "A Persian ..."
+        if label and (
+            not rest
+            or (options.whole(rest) == label if options.texts else punctuated and len(rest.split()) <= 12)
+        ):
+            return label
+    first = _LABEL_AT.match(s)
+    if first and first.lastgroup in ("upper", "fa", "digit"):
+        value = _label_value(first.group(first.lastgroup), ordinal_ok=False)
+        if value and _hedged_after(s, first.end(), value, options) and not s[first.end():].strip(" \t.,،").count(" ") > 4:
+            return _HEDGE
+    ordinal = _BARE_ORDINAL.match(s)
+    if ordinal and _ORDINALS.get(ordinal.group("o").lower()) and not re.fullmatch(r"[^\W\d_]+", ordinal.group("o"), re.A):
+        return _ORDINALS[ordinal.group("o").lower()]
+    if ordinal and ordinal.group("o").lower() in _EN_ORDINALS and re.search(r"(?i)\b(?:option|choice|one)\b", s):
+        return _ORDINALS[ordinal.group("o").lower()]
+    return options.whole(s)
+
+
 def extract_choice(reply: str | None, options: Sequence[str] | Mapping[str, str] | None = None) -> str | None:
     """The option ("A".."D") a free-text reply chose, or None when no single choice is stated.
 
     ``options`` (four texts in A-D order, or a mapping ``{"A": text, ...}``) lets the reply
-    name an option by its text ("The answer is pomegranate", "پاسخ: انار").
+    name an option by its text ("The answer is pomegranate", "پاسخ: انار", "انارها"). Options
+    numbered 1-4 (PerCul) are read as A-D.
     """
     text = _prepare(reply)
+    if not text:
+        return None
+    matcher = _OptionMatcher(options)
+    text = _drop_echoed_options(text, matcher).strip()
     if not text:
         return None
     bare = _BARE_LABEL.match(text)
     if bare:
         return _label_value(bare.group("l"), ordinal_ok=False)
-    matcher = _OptionMatcher(options)
 
-    # (position, label, negated) of answer statements
-    statements: list[tuple[int, str, bool]] = []
-    for cue in _CHOICE_CUES.finditer(text):
+    # 1. answer statements: (position, label, negated, hedged); the last one standing wins
+    statements: list[tuple[int, str, bool, bool]] = []
+    cues = list(_CHOICE_CUES.finditer(text))
+    cues += [c for c in _CORRECTION_CUES.finditer(text) if _NEGATION_BEFORE.search(text[max(0, c.start() - 40) : c.start()])]
+    for cue in cues:
         if _REFUSAL_BEFORE.search(text[max(0, cue.start() - 20) : cue.start()]):
             continue
         found = _choice_after_cue(text, cue.end(), matcher)
         if found is None:
             continue
         label, end, negated = found
-        statements.append((cue.start(), label, negated or _negated_after(text, end)))
+        negated = negated or _negated_after(text, end)
+        statements.append((cue.start(), label, negated, not negated and _hedged_after(text, end, label, matcher)))
 
     mentions: list[tuple[int, str, bool]] = []
     for m in _MENTION.finditer(text):
@@ -267,24 +443,39 @@ def extract_choice(reply: str | None, options: Sequence[str] | Mapping[str, str]
         value = _label_value(token, ordinal_ok=group in ("t", "u"))
         if value is None:
             continue
+        negated = _negated_after(text, m.end())
         if _ASSERTED.match(text, m.end()):
-            statements.append((m.start(), value, _negated_after(text, m.end())))
+            statements.append((m.start(), value, negated, False))
         else:
-            mentions.append((m.start(), value, _negated_after(text, m.end())))
+            mentions.append((m.start(), value, negated))
     # A capital letter or Persian letter followed by an assertion ("C is correct").
     for m in re.finditer(rf"(?<!\w){_LABEL_BODY}(?!\w)", text):
         if _ASSERTED.match(text, m.end()):
             value = _label_value(m.group(0), ordinal_ok=False)
             if value and not _negated_after(text, m.end()):
-                statements.append((m.start(), value, False))
+                statements.append((m.start(), value, False, False))
 
     excluded: set[str] = set()
-    for _, label, negated in sorted(statements, key=lambda s: s[0], reverse=True):
+    for _, label, negated, hedged in sorted(statements, key=lambda s: s[0], reverse=True):
+        if hedged:
+            return None
         if negated:
             excluded.add(label)
         elif label not in excluded:
             return label
 
+    # 2. an answer line at the end or at the start of the reply
+    sentences = [s for s in _SENTENCE_SPLIT.split(text) if s.strip() and not s.rstrip().endswith(("?", "؟"))]
+    if sentences:
+        tail = _answer_line(sentences[-1], matcher) if len(sentences) > 1 else None
+        lead = _answer_line(sentences[0], matcher)
+        for line in (tail, lead):
+            if line == _HEDGE:
+                return None
+            if line is not None and line not in excluded:
+                return line
+
+    # 3. labels mentioned with formatting, then option texts: only an unambiguous one counts
     for _, label, negated in mentions:
         if negated:
             excluded.add(label)
@@ -306,16 +497,19 @@ _NOT_AN_ANSWER = re.compile(
     r"با\s+(?:بله|آره)|با\s+(?:خیر|نه)(?=\s+پاسخ))(?!\w)",
     re.I,
 )
-_ADJ_END = r"(?=\s*(?:[.!،,;؛:)\]»\"'\n]|$))"  # a verdict adjective must end its phrase
+_ADJ_END = r"(?=\s*(?:[.!،,;؛:)\]»\"'\n—–]|$))"  # a verdict adjective must end its phrase
+# English "no" is a verdict before punctuation or a pronoun ("No, they ...", "No they did not"),
+# a determiner before a noun ("No one stood up", "No further explanation", "No Iranian would").
+_NO_AS_VERDICT = r"(?=\s*(?:[.,!;:)\]»\"'\n—–\-]|$)|\s+(?:they|it|this|that|he|she|i|we|you|not|the\s+(?:answer|behaviou?r|statement))(?!\w))"  # fmt: skip
 _YN_AT = re.compile(
     rf"""[(\["'«‘]?\s*(?:
         (?P<no_adj>(?:درست|صحیح)\s+نیست|نادرست|غلط|اشتباه|منفی|incorrect|false|wrong|not\s+correct|not\s+true)
             (?:\s+(?:است|هست|بود))?{_ADJ_END}
-      | (?P<no_adv>(?:absolutely|definitely|certainly)\s+not|not\s+at\s+all|by\s+no\s+means|به\s+هیچ\s+وجه|(?:قطعا|مسلما|اصلا)\s+(?:نه|خیر)){_ADJ_END}
-      | (?P<yes_adj>درست|صحیح|مثبت|correct|true|right)(?:\s+(?:است|هست|بود))?{_ADJ_END}
+      | (?P<no_adv>(?:absolutely|definitely|certainly|of\s+course)\s+not|not\s+at\s+all|not\s+really|by\s+no\s+means|به\s+هیچ\s+وجه|(?:قطعا|مسلما|اصلا)\s+(?:نه|خیر)){_ADJ_END}
+      | (?P<yes_adj>درست|درسته|صحیح|مثبت|correct|true|right)(?:\s+(?:است|هست|بود))?{_ADJ_END}
       | (?P<yes_adv>absolutely|definitely|certainly|of\s+course|indeed|البته|قطعا|مسلما|حتما){_ADJ_END}
       | (?P<yes>yes|yeah|yep|yup|بله|بلی|آره|آری)(?!\w)
-      | (?P<no>no|nope|nah|خیر|نخیر|نه)(?!\w)(?!\s+(?:one|longer|matter|doubt|need|تنها|فقط)(?!\w))
+      | (?P<no>(?:no|nope|nah){_NO_AS_VERDICT}|(?:خیر|نخیر|نچ)(?!\w)|نه(?!\w)(?!\s+(?:تنها|فقط)(?!\w)))
     )""",
     re.X | re.I,
 )
@@ -326,14 +520,15 @@ _YN_CUES = re.compile(
         final\s+answer | (?:the\s+|my\s+|short\s+)?answer | verdict | in\s+conclusion | conclusion | in\s+short
       | to\s+summari[sz]e | overall | so | therefore | thus | hence
       | پاسخ(?:\s+(?:نهایی|من|کوتاه))? | جواب(?:\s+(?:نهایی|من))? | نتیجه(?:\s+گیری)? | در\s+نتیجه | بنابراین | پس
-      | خلاصه | به\s+طور\s+خلاصه | در\s+کل
+      | خلاصه | به\s+طور\s+خلاصه | در\s+کل | معلومه\s+که | معلوم\s+است\s+که | مسلمه\s+که
+      | i(?:\s+would|'d|’d)?\s+say | قطعا | مسلما | حتما | definitely | certainly | absolutely
     )(?!\w)""",
     re.X | re.I,
 )
 _YN_FILLER = re.compile(
     r"(?:is|would|be|definitely|clearly|simply|certainly|then|the|اینکه|این|است|هست|من|قطعا|مسلما|کوتاه)(?!\w)", re.I
 )
-_SENTENCE_START = re.compile(r"(?:^|(?<=[.!?؟;؛\n]))[\s\-•]*")
+_SENTENCES = re.compile(r"[^.!?؟;؛\n]+[.!?؟;؛]*")
 
 _TRADITION_FA = r"(?:رسوم|رسم|سنت|سنت ها|آداب|فرهنگ|عرف|باور|باورهای)"
 _TRADITION_EN = r"(?:(?:persian|iranian)\s+)?(?:tradition|traditions|custom|customs|etiquette|norms?|culture)"
@@ -341,10 +536,19 @@ _VERDICTS = [
     # (pattern, polarity); a "not"/"n't"/"never" just before flips the polarity
     (re.compile(r"(?<!\w)(?:did\s+not|didn't|didn’t|does\s+not|doesn't|do\s+not|don't)\s+(?:act|behave|follow|respect|observe)", re.I), False),  # fmt: skip
     (re.compile(r"(?<!\w)(?:acted|act|behaved|behave)\s+(?:\w+\s+)?(?:according|in\s+accordance|in\s+line|consistently)\s+(?:to|with)", re.I), True),  # fmt: skip
+    (re.compile(r"(?<!\w)(?:acted|behaved)\s+(?:properly|correctly|appropriately|respectfully|rightly|politely)(?!\w)", re.I), True),  # fmt: skip
+    (re.compile(r"(?<!\w)(?:acted|behaved)\s+(?:improperly|incorrectly|inappropriately|disrespectfully|rudely|impolitely|wrongly)(?!\w)", re.I), False),  # fmt: skip
+    (re.compile(r"(?<!\w)(?:did|do|does|done)\s+the\s+right\s+thing(?!\w)", re.I), True),
+    (re.compile(r"(?<!\w)(?:همخوانی|مطابقت|سازگاری|تطابق|هماهنگی)\s+دارد(?!\w)"), True),
+    (re.compile(r"(?<!\w)(?:همخوانی|مطابقت|سازگاری|تطابق|هماهنگی)\s+ندارد(?!\w)"), False),
     (re.compile(rf"(?<!\w)(?:follows?|followed|(?:is|was|are|were)\s+(?:consistent|in\s+line|in\s+keeping|in\s+accordance)\s+with|aligns?\s+with|respects?|respected|upholds?|observes?|observed)\s+(?:the\s+|a\s+)?{_TRADITION_EN}", re.I), True),  # fmt: skip
     (re.compile(rf"(?<!\w)(?:violates?|violated|goes\s+against|went\s+against|against|contrary\s+to|breaks?|broke|disregards?|disregarded)\s+(?:the\s+|a\s+)?{_TRADITION_EN}", re.I), False),  # fmt: skip
     (re.compile(r"(?<!\w)(?:درست|به\s+درستی|صحیح|مناسب)\s+(?:رفتار|عمل)\s+(?:کرده|کرد|کردند|کرده\s+اند)(?!\w)"), True),
     (re.compile(r"(?<!\w)(?:درست|به\s+درستی|صحیح|مناسب)\s+(?:رفتار|عمل)\s+(?:نکرده|نکرد|نکردند|نکرده\s+اند)(?!\w)"), False),
+    (re.compile(r"(?<!\w)کار\s+(?:درستی|درست|صحیحی|خوبی|بجایی|به\s+جایی)\s+(?:کرده|کرد|کردند|کرده\s+اند|کردن)(?!\w)"), True),  # fmt: skip
+    (re.compile(r"(?<!\w)کار\s+(?:درستی|درست|صحیحی|خوبی|بجایی|به\s+جایی)\s+(?:نکرده|نکرد|نکردند|نکرده\s+اند|نکردن)(?!\w)"), False),  # fmt: skip
+    (re.compile(r"(?<!\w)جور\s+(?:در\s*می\s*آید|در\s*میاد|در\s*می\s*آیند)(?!\w)"), True),
+    (re.compile(r"(?<!\w)جور\s+(?:در\s*نمی\s*آید|در\s*نمیاد|در\s*نمی\s*آیند)(?!\w)"), False),
     (re.compile(rf"(?<!\w){_TRADITION_FA}\D{{0,40}}?(?:را\s+)?رعایت\s+(?:کرده|کرد|کردند|شده|می\s+کنند)(?!\w)"), True),
     (re.compile(rf"(?<!\w){_TRADITION_FA}\D{{0,40}}?(?:را\s+)?رعایت\s+(?:نکرده|نکرد|نکردند|نشده|نمی\s+کنند)(?!\w)"), False),
     (re.compile(rf"(?<!\w)(?:برخلاف|خلاف|مغایر\s+با|در\s+تضاد\s+با|ناسازگار\s+با)\s+{_TRADITION_FA}"), False),
@@ -353,6 +557,44 @@ _FA_AGREEMENT = re.compile(rf"(?<!\w)(?:مطابق|طبق|منطبق\s+(?:با|�
 _FA_NEG_VERB = re.compile(r"(?<!\w)(?:نیست|نیستند|نبود|نبودند|نکرد\S*|نمی\s+\S+|نبوده|نداشت\S*)(?!\w)")
 _FA_POS_VERB = re.compile(r"(?<!\w)(?:است|هست|بود|بودند|کرد\S*|بوده|می\s+باشد|عمل\s+کرد\S*)(?!\w)")
 _FLIP_BEFORE = re.compile(r"(?:not|n't|never)\s+(?:\w+\s+){0,2}$", re.I)
+
+# Evaluations of the behaviour in natural word order, either polarity, negation flips them:
+# "this is (not) appropriate", "it would be considered disrespectful", "the statement is false".
+_EN_SUBJECT = (
+    r"(?:this|that|it|such\s+(?:behaviou?r|conduct)|(?:this|that|the|their|his|her)\s+(?:behaviou?r|action|actions|act|"
+    r"conduct|choice|response|practice)|what\s+(?:they|he|she)\s+did|doing\s+so|the\s+(?:statement|claim|scenario))"
+)
+_EN_POSITIVE = (
+    r"correct|right|true|appropriate|proper|polite|respectful|acceptable|customary|fine|in\s+line\s+with|consistent\s+with|"
+    r"in\s+keeping\s+with|in\s+accordance\s+with|the\s+right\s+thing|a\s+sign\s+of\s+respect|good\s+manners"
+)
+_EN_NEGATIVE = (
+    r"incorrect|wrong|false|inappropriate|improper|impolite|rude|disrespectful|unacceptable|offensive|bad\s+manners|"
+    r"a\s+(?:lack|sign)\s+of\s+disrespect|a\s+lack\s+of\s+respect|against|contrary\s+to|"
+    r"an?\s+(?:(?:clear|serious|direct|major|obvious)\s+)?violation"
+)
+_EN_EVALUATION = re.compile(
+    rf"""(?<!\w){_EN_SUBJECT}
+    (?P<cop>['’]s|\s+(?:is|was|are|were|would\s+be|will\s+be|seems|appears)(?:n['’]t)?)
+    (?P<mid>(?:\s+(?:not|never|considered|seen\s+as|regarded\s+as|viewed\s+as|deemed|very|quite|entirely|fully|completely|
+        perfectly|generally|definitely|clearly|certainly|totally|really|somewhat|a\s+bit|also|still|exactly))*)
+    \s+(?:(?P<pos>{_EN_POSITIVE})|(?P<neg>{_EN_NEGATIVE}))(?!\w)(?!\s+that(?!\w))(?!\s+to\s+(?!do(?!\w)))""",
+    re.X | re.I,
+)
+_FA_SUBJECT = (
+    r"(?:(?:این|آن|چنین|همین)\s+(?:کار|رفتار|عمل|اقدام)(?:ی)?|(?:رفتار|کار|عمل)\s*(?:آن\s+ها|آنها|ایشان|او|شان)|این)"
+)
+_FA_POSITIVE = r"درست|صحیح|مناسب|پسندیده|شایسته|مودبانه|محترمانه|سازگار|منطبق|هماهنگ|قابل\s+قبول|بجا|به\s+جا|نشانه\s+(?:احترام|ادب)"
+_FA_NEGATIVE = r"نادرست|غلط|اشتباه|نامناسب|ناپسند|ناشایست|زشت|بی\s+ادبی|بی\s+ادبانه|بی\s+احترامی|توهین\s+آمیز|توهین|ناسازگار"
+_FA_COPULA = r"(?:\s(?P<neg_cop>نیست|نیستند|نبود|نبودند|نبوده|نمی\s+باشد)|\s(?:است|هست|هستند|بود|بودند|بوده|می\s+باشد)|(?<=ا)ست)(?!\w)"
+_FA_EVALUATION = re.compile(
+    rf"(?<!\w)(?:(?P<subject>{_FA_SUBJECT})[^.!?؟\n،,؛]{{0,40}}?\s)?(?:(?P<pos>{_FA_POSITIVE})|(?P<neg>{_FA_NEGATIVE}))(?!\w)"
+    rf"[^.!?؟\n،,؛]{{0,30}}?{_FA_COPULA}(?!\s+که)"
+)
+# Strong words need no subject ("بلند نشدن جلوی بزرگ‌تر بی‌ادبی است"); mild ones need one.
+_FA_STRONG = re.compile(r"^(?:ناپسند|زشت|بی\s+ادبی|بی\s+ادبانه|بی\s+احترامی|توهین\s+آمیز|توهین)$")
+_CONCESSIVE = re.compile(r"(?<!\w)(?:although|though|even\s+though|while|whereas|despite|اگرچه|اگر\s+چه|هرچند|هر\s+چند|گرچه|با\s+اینکه|با\s+وجود\s+اینکه)(?!\w)", re.I)  # fmt: skip
+_CONTRAST = re.compile(r"(?<!\w)(?:but|however|yet|اما|ولی|لیکن)(?!\w)", re.I)
 
 
 def _yn_value(m: re.Match) -> bool:
@@ -376,15 +618,55 @@ def _yn_after_cue(text: str, pos: int) -> tuple[bool, int] | None:
     return None
 
 
-_QUESTION_END = re.compile(r"[.!?؟\n]")
+def _drop_questions(text: str) -> str:
+    """Echoed questions ("Did they act according to Persian tradition?", «آیا ...؟») are not verdicts."""
+    out = []
+    for m in _SENTENCES.finditer(text):
+        sentence = m.group(0)
+        if sentence.rstrip().endswith(("?", "؟")) or re.match(r"\s*آیا(?!\w)", sentence):
+            out.append(" " * len(sentence) if not sentence.endswith("\n") else "\n")
+        else:
+            out.append(sentence)
+    # keep the separators (newlines) the sentence regex skipped
+    rebuilt, pos = [], 0
+    for m, piece in zip(_SENTENCES.finditer(text), out):
+        rebuilt.append(text[pos : m.start()])
+        rebuilt.append(piece)
+        pos = m.end()
+    rebuilt.append(text[pos:])
+    return "".join(rebuilt)
 
 
-def _in_question(text: str, pos: int) -> bool:
-    """A phrase inside a question (the reply echoing "Did they act according to ...?")."""
-    end = _QUESTION_END.search(text, pos)
-    start = max(text.rfind(c, 0, pos) for c in ".!?؟\n")
-    sentence = text[start + 1 : end.end() if end else len(text)]
-    return (end is not None and end.group(0) in "?؟") or "آیا" in sentence.split()
+def _verdict_at_start(sentence: str) -> bool | None:
+    """The verdict a sentence opens with ("No.", "Yes, ...", "خیر؛ ..."), or None."""
+    s = re.match(r"[\s\-•]*", sentence)
+    m = _YN_AT.match(sentence, s.end())
+    if m is None or _YN_BOTH.match(sentence, m.end()):
+        return None
+    if m.lastgroup.endswith(("_adj", "_adv")) and _YN_CONCESSIVE.match(sentence, m.end()):
+        return None  # "True, but ...", "درست است که ..." concede, they do not answer
+    return _yn_value(m)
+
+
+def _bare_verdict(sentence: str) -> bool | None:
+    """A sentence that is only a verdict, or ends in one after a comma ("According to Persian
+    custom, no.", «طبق رسوم ایرانی، نه.»)."""
+    body = sentence.strip(" \t\n.!;؛")
+    for start in [0] + [m.end() for m in re.finditer(r"[,،:]\s*", body)][-1:]:
+        m = _YN_AT.match(body, start)
+        if m and not body[m.end() :].strip(" \t.!،,") and not _YN_BOTH.match(body, m.end()):
+            return _yn_value(m)
+    return None
+
+
+def _conceded(text: str, pos: int) -> bool:
+    """A phrase inside a concessive clause ("Although it is polite, ...") is not the verdict."""
+    start = max(text.rfind(c, 0, pos) for c in ".!?؟\n;؛") + 1
+    before = text[start:pos]
+    concession = None
+    for concession in _CONCESSIVE.finditer(before):
+        pass
+    return concession is not None and not _CONTRAST.search(before, concession.end())
 
 
 def _verdict_phrases(text: str) -> list[tuple[int, bool]]:
@@ -399,7 +681,15 @@ def _verdict_phrases(text: str) -> list[tuple[int, bool]]:
             found.append((m.start(), False))
         elif _FA_POS_VERB.search(clause):
             found.append((m.start(), True))
-    return [(pos, value) for pos, value in found if not _in_question(text, pos)]
+    for m in _EN_EVALUATION.finditer(text):
+        negations = len(re.findall(r"(?<!\w)(?:not|never)(?!\w)|n['’]t", m.group("cop") + m.group("mid"), re.I))
+        found.append((m.start(), (m.group("pos") is not None) == (negations % 2 == 0)))
+    for m in _FA_EVALUATION.finditer(text):
+        word = m.group("pos") or m.group("neg")
+        if m.group("subject") is None and not _FA_STRONG.match(word):
+            continue
+        found.append((m.start(), (m.group("pos") is not None) == (m.group("neg_cop") is None)))
+    return [(pos, value) for pos, value in found if not _conceded(text, pos)]
 
 
 def extract_yes_no(reply: str | None) -> bool | None:
@@ -407,7 +697,7 @@ def extract_yes_no(reply: str | None) -> bool | None:
     text = _prepare(reply)
     if not text:
         return None
-    text = _NOT_AN_ANSWER.sub(" ", text)
+    text = _drop_questions(_NOT_AN_ANSWER.sub(" ", text))
 
     # 1. explicit answer statements: "Answer: No", "پاسخ: بله", "So, yes." -- the last wins
     stated = []
@@ -418,19 +708,28 @@ def extract_yes_no(reply: str | None) -> bool | None:
     if stated:
         return max(stated)[1]
 
-    # 2. a sentence that starts with a verdict: "Yes, ...", "خیر.", "نه، آن‌ها ...", "درست است."
-    starts = []
-    for s in _SENTENCE_START.finditer(text):
-        m = _YN_AT.match(text, s.end())
-        if m is None or _YN_BOTH.match(text, m.end()):
-            continue
-        if m.lastgroup.endswith(("_adj", "_adv")) and _YN_CONCESSIVE.match(text, m.end()):
-            continue  # "True, but ...", "درست است که ..." concede, they do not answer
-        starts.append((m.start(), _yn_value(m)))
-    if starts:
-        return max(starts)[1]
+    # 2. an answer line at the end ("...\n\nNo.", "..., no.") or at the start ("No.\n\nYes,
+    #    greeting her warmly is polite, but ..."): it outranks the sentences in between
+    sentences = [m.group(0) for m in _SENTENCES.finditer(text) if m.group(0).strip(" \t.!;؛")]
+    if not sentences:
+        return None
+    if len(sentences) > 1:
+        tail = _bare_verdict(sentences[-1])
+        if tail is not None:
+            return tail
+    lead = _verdict_at_start(sentences[0])
+    if lead is None:
+        lead = _bare_verdict(sentences[0])
+    if lead is not None:
+        return lead
 
-    # 3. verdict phrases: "they did not act according to Persian tradition", "برخلاف رسوم"
+    # 3. a later sentence that opens with a verdict: "In Iran ... . Yes, they did."
+    starts = [v for v in (_verdict_at_start(s) for s in sentences[1:]) if v is not None]
+    if starts:
+        return starts[-1]
+
+    # 4. verdicts in natural word order: "this is not in line with Persian tradition",
+    #    «رفتار آن‌ها با آداب ایرانی سازگار نیست» -- the last one outside a concession
     verdicts = _verdict_phrases(text)
     if verdicts:
         return max(verdicts)[1]

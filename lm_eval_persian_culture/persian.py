@@ -96,5 +96,20 @@ __all__ = [
     "normalize_whitespace",
     "normalize_zwnj",
     "remove_diacritics",
+    "script_language",
     "to_latin_digits",
 ]
+
+
+_ARABIC_SCRIPT = re.compile("[\u0600-\u06ff\u0750-\u077f\ufb50-\ufdff\ufe70-\ufeff]")
+_LATIN = re.compile("[A-Za-z\u00c0-\u024f]")
+
+
+def script_language(text: str) -> str | None:
+    """``"fa"`` when Arabic-script letters outnumber Latin ones, ``"en"`` when Latin letters do,
+    None for text with neither (digits, punctuation). Decides which language an item is in."""
+    arabic = len(_ARABIC_SCRIPT.findall(text or ""))
+    latin = len(_LATIN.findall(text or ""))
+    if arabic == latin == 0:
+        return None
+    return "fa" if arabic >= latin else "en"

@@ -60,6 +60,82 @@ def test_instruction_setting():
         core.build_docs(("binary",), (1,), {**settings, "divan_instruction": "de"})
 
 
+# App. A's English examples beside the fixture's Persian items
+YALDA_EN = {"id": "f9", "question": "What fruit is used as a symbol on the Yalda night table?",
+            "option_a": "Orange", "option_b": "Apple", "option_c": "Pomegranate", "option_d": "Pear", "answer": "C"}
+ELDERS_EN = [
+    {"id": "b9p", "pair_id": "elders_en", "polarity": "positive", "answer": "yes", "statement":
+     "During a casual family gathering, an elderly aunt walks into the room. Everyone younger immediately stands up "
+     "as a respectful acknowledgment of her presence. Did they act according to Persian tradition?"},
+    {"id": "b9n", "pair_id": "elders_en", "polarity": "negative", "answer": "no", "statement":
+     "During a family gathering, an elderly aunt enters the room. Since everyone is already comfortable, no one stands "
+     "up and they simply greet her warmly from their seats. Did they act according to Persian tradition?"},
+]  # fmt: skip
+
+
+def test_default_instruction_is_in_each_items_language(tmp_path):
+    settings = _data_dir(tmp_path, "factual.jsonl", [*_rows("factual.jsonl"), YALDA_EN])
+    with open(tmp_path / "divan" / "binary.jsonl", "a", encoding="utf-8") as f:
+        for row in ELDERS_EN:
+            f.write(json.dumps(row) + "\n")
+    docs = {d["item_id"]: d for d in core.build_docs(("factual", "binary"), (1,), settings)}
+    assert (docs["f1"]["language"], docs["f1"]["instruction_language"]) == ("fa", "fa")
+    assert core.doc_to_text(docs["f1"]).endswith(core.INSTRUCTIONS["fa"]["mcq"])
+    assert (docs["f9"]["language"], docs["f9"]["instruction_language"]) == ("en", "en")
+    assert core.doc_to_text(docs["f9"]) == (
+        "What fruit is used as a symbol on the Yalda night table?\n\n(A) Orange\n(B) Apple\n(C) Pomegranate\n"
+        '(D) Pear\n\nChoose the correct option and end your reply with "Answer: <letter>".'
+    )
+    assert core.doc_to_text(docs["b9n"]).endswith('"Answer: Yes" or "Answer: No".')
+    assert core.doc_to_text(docs["b1p"]).endswith("«پاسخ: بله» یا «پاسخ: خیر».")
+    # an explicit language is applied to every item, as asked
+    forced = {d["item_id"]: d for d in core.build_docs(("factual",), (1,), {**settings, "divan_instruction": "fa"})}
+    assert forced["f9"]["instruction_language"] == "fa" and forced["f9"]["language"] == "en"
+
+
+def test_system_prompt_placement_setting():
+    settings = {"data_dir": str(FIXTURES)}
+    kept = core.build_docs(("binary",), (2,), settings)[0]
+    assert kept["system_message"] == core.SYSTEM_PROMPTS[1] and kept["system_prompt_placement"] == "system"
+    assert not core.doc_to_text(kept).startswith(core.SYSTEM_PROMPTS[1])
+    for value in ("user", "fold"):
+        folded = core.build_docs(("binary",), (2,), {**settings, "divan_system_prompt": value})[0]
+        assert folded["system_message"] == "" and folded["system_prompt_placement"] == "user"
+        assert core.doc_to_text(folded) == core.SYSTEM_PROMPTS[1] + "\n\n" + core.doc_to_text(kept)
+    # auto without a local tokenizer (API models) cannot tell: the system message stays
+    auto = core.build_docs(("binary",), (2,), {**settings, "divan_system_prompt": "auto"})[0]
+    assert auto["system_prompt_placement"] == "system"
+    with pytest.raises(core.DivanSettingError, match="divan_system_prompt"):
+        core.build_docs(("binary",), (2,), {**settings, "divan_system_prompt": "first_turn"})
+
+
+def test_paper_pipeline_settings(monkeypatch):
+    from lm_eval_persian_culture.judge import JudgeConfigError
+
+    settings = {"data_dir": str(FIXTURES), "divan_pipeline": "paper"}
+    assert core.run_settings(settings) == core.RunSettings(instruction="none", system_prompt="system", pipeline="paper")
+    doc = core.build_docs(("binary",), (1,), {**settings, "judge_model": "x", "judge_base_url": "http://127.0.0.1:9/v1"})[0]
+    assert doc["instruction"] == "" and doc["pipeline"] == "paper" and core.doc_to_text(doc) == doc["statement"]
+    assert core.run_settings({**settings, "divan_instruction": "none"}).instruction == "none"
+    with pytest.raises(core.DivanSettingError, match="divan_instruction='fa'"):
+        core.run_settings({**settings, "divan_instruction": "fa"})
+    with pytest.raises(core.DivanSettingError, match="divan_pipeline"):
+        core.run_settings({"divan_pipeline": "gpt"})
+    # the paper's extractor by default: GPT-4o-mini, which needs its key before any model time
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("PERSIAN_CULTURE_JUDGE_MODEL", raising=False)
+    with pytest.raises(JudgeConfigError, match="gpt-4o-mini.*OPENAI_API_KEY"):
+        core.configure_extractor(settings)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
+    assert core.configure_extractor(settings).model == "gpt-4o-mini"
+    with pytest.raises(JudgeConfigError, match="needs the LLM extractor"):
+        core.configure_extractor({**settings, "divan_llm_extractor": "false"})
+    with pytest.raises(JudgeConfigError, match="needs the LLM extractor"):
+        core.configure_extractor({**settings, "judge_model": "none"})
+    # rules pipeline: no judge configured, no extractor
+    assert core.configure_extractor({"data_dir": str(FIXTURES)}) is None
+
+
 def test_system_prompts_are_verbatim_from_the_paper():
     paper = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "001_10f3491b9f64d050.txt"
     if not paper.is_file():

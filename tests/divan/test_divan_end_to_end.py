@@ -59,6 +59,7 @@ def test_per_type_tasks(full_run):
     assert b["accept_true"] == pytest.approx(0.8)
     assert b["reject_false"] == pytest.approx(7 / 15)
     assert b["acquiescence_bias"] == pytest.approx(1 / 3)  # = 0.8 - 7/15
+    assert b["acquiescence_bias_abs"] == pytest.approx(1 / 3)  # its magnitude
     assert b["accept_true_std"] == pytest.approx(pstdev(ACCEPT)) == pytest.approx(0.2666667, abs=1e-6)
     assert b["reject_false_std"] == pytest.approx(pstdev(REJECT)) == pytest.approx(0.3399346, abs=1e-6)
     assert b["acquiescence_bias_std"] == pytest.approx(pstdev(BIAS)) == pytest.approx(0.5962848, abs=1e-6)
@@ -79,6 +80,8 @@ def test_whole_benchmark_row(full_run):
     assert d["acquiescence_bias"] == pytest.approx(1 / 3)
     assert d["acquiescence_bias_std"] == pytest.approx(pstdev(BIAS))
     assert d["factual_conceptual_gap"] == pytest.approx(0.2)  # 0.8 - 0.6
+    assert d["factual_conceptual_gap_abs"] == pytest.approx(0.2)
+    assert d["acquiescence_bias_abs"] == pytest.approx(1 / 3)
     assert d["factual_conceptual_gap_std"] == pytest.approx(pstdev(GAP)) == pytest.approx(0.1545603, abs=1e-6)
     assert d["invalid_rate"] == pytest.approx(3 / 65)  # one unreadable reply per type, 65 docs
     assert d["factual_invalid_rate"] == pytest.approx(1 / 20)
@@ -154,6 +157,15 @@ def test_single_prompt_tasks():
     b = metrics(res, "divan_binary_sp5")
     assert b["accept_true"] == pytest.approx(1 / 3) and b["reject_false"] == pytest.approx(1.0)
     assert b["acquiescence_bias"] == pytest.approx(-2 / 3)
+    assert b["acquiescence_bias_abs"] == pytest.approx(2 / 3)  # a negative bias is as far from 0 as +2/3
+    assert res["higher_is_better"]["divan_binary_sp5"]["acquiescence_bias"] is None
+    assert res["higher_is_better"]["divan_binary_sp5"]["acquiescence_bias_abs"] is False
+    assert res["configs"]["divan_binary_sp5"]["metadata"]["signed_metrics"] == ["acquiescence_bias"]
+    from lm_eval.utils import make_table
+
+    table = {line.split("|")[5].strip(): line for line in make_table(res).splitlines() if line.count("|") > 8}
+    assert "↑" in table["accept_true"] and "↓" in table["acquiescence_bias_abs"]
+    assert "↑" not in table["acquiescence_bias"] and "↓" not in table["acquiescence_bias"]  # no direction shown
     assert "accuracy_std" not in b
     assert metrics(res, "divan_scenario_sp1")["accuracy"] == pytest.approx(2 / 3)
     for task in res["samples"]:
@@ -201,6 +213,29 @@ def test_dropped_system_role_is_detected(caplog, tmp_path):
     checked = check_system_prompts(path)
     assert not checked["ok"] and checked["collapsed_items"] == 4
     assert check_prompts_main([str(path)]) == 1
+
+
+def test_folded_system_prompt_survives_a_template_without_system_role(caplog):
+    from lm_eval_persian_culture.tasks.divan import core
+
+    core._warned.clear()
+    with caplog.at_level(logging.WARNING, logger="lm_eval_persian_culture"):
+        res = evaluate(
+            ["divan_factual"], lm=ScriptedLM(scripted_reply, drop_system=True), metadata={"divan_system_prompt": "user"}
+        )
+    assert not any("dropped the system role" in r.getMessage() for r in caplog.records)
+    samples = res["samples"]["divan_factual"]
+    for s in samples:
+        messages = messages_of(rendered_prompt(s))
+        assert [m["role"] for m in messages] == ["user"]
+        assert messages[0]["content"].startswith(SYSTEM_PROMPTS[s["doc"]["prompt_id"] - 1] + "\n\n")
+        assert rec(s["filtered_resps"][0])["system_prompt_rendered"] is True
+    report = inspect_samples([(s["doc"], rendered_prompt(s)) for s in samples])
+    assert report["missing"] == 0 and report["collapsed_items"] == 0  # five distinct prompts per item again
+    assert res["configs"]["divan_factual"]["metadata"]["divan_system_prompt"] == "user"  # recorded in the results
+    assert {s["doc"]["system_prompt_placement"] for s in samples} == {"user"}
+    # the scores do not depend on where the prompt went (same scripted answers): 0.8 as above
+    assert metrics(res, "divan_factual")["accuracy"] == pytest.approx(0.8)
 
 
 def test_no_chat_template_warns(caplog):
@@ -267,3 +302,37 @@ def test_llm_extractor_fallback_is_used_and_counted(extractor_server, tmp_path):
     res = evaluate(["divan_scenario_sp3"], metadata={**meta, "divan_llm_extractor": "false"})
     assert metrics(res, "divan_scenario_sp3")["invalid_rate"] == pytest.approx(1 / 3)
     assert len(_Extractor.answers) == 2
+
+
+def test_paper_pipeline_reads_every_reply_with_the_llm(extractor_server, tmp_path):
+    meta = {"divan_pipeline": "paper", "judge_model": "extractor-test", "judge_base_url": extractor_server,
+            "judge_cache_dir": str(tmp_path)}  # fmt: skip
+    res = evaluate(["divan_factual_sp1", "divan_binary_sp1"], metadata=meta)
+    assert len(_Extractor.answers) == 4 + 6  # every reply, not only the unreadable ones
+    assert all("Reply (a JSON string)" in p for p in _Extractor.answers)
+    # the server answers A for every MCQ and NO for every statement:
+    # factual gold C A B D -> 1/4; binary: positives 0/3, negatives 3/3
+    f = metrics(res, "divan_factual_sp1")
+    assert f["accuracy"] == pytest.approx(1 / 4) and f["llm_extracted_rate"] == 1.0 and f["invalid_rate"] == 0.0
+    b = metrics(res, "divan_binary_sp1")
+    assert b["accept_true"] == 0.0 and b["reject_false"] == 1.0 and b["acquiescence_bias"] == pytest.approx(-1.0)
+    assert b["acquiescence_bias_abs"] == pytest.approx(1.0)
+    for task in ("divan_factual_sp1", "divan_binary_sp1"):
+        assert res["configs"][task]["metadata"]["divan_pipeline"] == "paper"  # recorded in the results
+        for sample in res["samples"][task]:
+            doc, record = sample["doc"], rec(sample["filtered_resps"][0])
+            assert doc["instruction"] == "" and doc["pipeline"] == "paper"
+            assert messages_of(rendered_prompt(sample))[1]["content"] == core_doc_to_text(doc)
+            assert record["extracted_by"] == "llm"
+            assert record["rule_extracted"] == GOLD_SHEET_P1[doc["item_id"]]  # the rules' reading, kept beside it
+
+
+def core_doc_to_text(doc):
+    from lm_eval_persian_culture.tasks.divan.core import doc_to_text
+
+    return doc_to_text(doc)
+
+
+# the scripted answers under prompt 1 (divan_testlib.SHEET), all readable by the rules
+GOLD_SHEET_P1 = {"f1": "C", "f2": "A", "f3": "B", "f4": "D", "b1p": "yes", "b1n": "no", "b2p": "yes", "b2n": "yes",
+                 "b3p": "yes", "b3n": "yes"}  # fmt: skip

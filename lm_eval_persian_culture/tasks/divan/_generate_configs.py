@@ -8,11 +8,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lm_eval_persian_culture.taskgen import HEADER, metric_list, write_files
+from lm_eval_persian_culture.taskgen import HEADER, metadata_lines, metric_list, write_files
 
 HERE = Path(__file__).resolve().parent
 TYPES = ("factual", "binary", "scenario")
 PROMPT_IDS = (1, 2, 3, 4, 5)
+
+
+# Every task's metadata (lm-eval writes it into the results JSON); signed_metrics is added per task.
+METADATA = {
+    "version": 1.1,
+    "paper": "Sakhaeirad, Ma'manpoosh, Hemmat. Unmasking the Factual-Conceptual Gap in Persian Language Models "
+    "(DivanBench), SilkRoadNLP 2026, arXiv 2602.17623",
+    "data": "hf:divanbench/divanbench@main (unpinned: layout unverified) or a local copy in the pack's schema (data_dir)",
+    "deviations": "rule-based answer extraction by default (paper: GPT-4o-mini reads every reply; "
+    "divan_pipeline=paper does that), optional LLM fallback; user-message instruction line written by the pack "
+    "in the item's language (paper gives none; divan_instruction=none drops it); max_gen_toks 512 (paper: "
+    "unstated); std across prompts is the population std (paper: unstated); see tasks/divan/README.md",
+}
 
 
 def _metric_kind(kind: str, single: bool) -> str:
@@ -51,7 +64,8 @@ def task_yaml(task: str) -> str:
         f"process_results: !function utils.{process}",
     ]
     assert all(name in core.AGGREGATIONS for name in core.METRIC_SETS[kind]), task
-    lines += metric_list(core.METRIC_SETS[kind], lambda name: name in core.HIGHER_IS_BETTER)
+    lines += metric_list(core.METRIC_SETS[kind], core.metric_direction)
+    lines += metadata_lines(METADATA, core.METRIC_SETS[kind], core.metric_direction)
     return "\n".join(lines) + "\n"
 
 

@@ -14,7 +14,7 @@ process; the task ``utils.py`` that lm-eval loads by path only re-exports names.
 from __future__ import annotations
 
 import logging
-import sys
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -38,9 +38,11 @@ from lm_eval_persian_culture.data import (
     resolve_data_dir,
 )
 from lm_eval_persian_culture.extract import LETTERS, extract_choice, extract_yes_no, yes_no_label
-from lm_eval_persian_culture.judge import JudgeConfigError
-from lm_eval_persian_culture.judge_filter import configured_judge, judge_for, record_judge_in_results, template_id
+from lm_eval_persian_culture.persian import script_language
 from lm_eval_persian_culture.records import decode_record, encode_record
+from lm_eval_persian_culture.scoring import llm_extract as llm_extract_lib
+from lm_eval_persian_culture.scoring.run_context import chat_template_keeps_system, lm_eval_context
+from lm_eval_persian_culture.taskgen import SIGNED, magnitude_name
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
@@ -62,8 +64,9 @@ TYPES = ("factual", "binary", "scenario")
 MCQ_TYPES = ("factual", "scenario")
 
 # The paper gives the item formats (App. A) but not the user-message wording around them:
-# the instruction line below is the pack's (a documented deviation). "none" reproduces the
-# bare App. A format (question and options only), as the paper's free-text generation did.
+# the instruction line below is the pack's (a documented deviation), in the item's language.
+# "none" reproduces the bare App. A format (question and options only), as in the paper,
+# which gave no answer-format instruction and had GPT-4o-mini read every reply.
 INSTRUCTIONS = {
     "fa": {
         "mcq": "گزینهٔ درست را انتخاب کنید و در پایان بنویسید: «پاسخ: <حرف گزینه>».",
@@ -75,19 +78,61 @@ INSTRUCTIONS = {
     },
     "none": {"mcq": "", "binary": ""},
 }
-DEFAULT_INSTRUCTION = "fa"
+INSTRUCTION_AUTO = "auto"  # the item's own language, decided per item from its script; Persian by default
+INSTRUCTION_CHOICES = (INSTRUCTION_AUTO, "fa", "en", "none")
+DEFAULT_INSTRUCTION = INSTRUCTION_AUTO
 INSTRUCTION_SETTING = "divan_instruction"
 LLM_EXTRACTOR_SETTING = "divan_llm_extractor"
 
+# Where the system prompt goes. "system": the system message (lm-eval's `description`, the
+# paper's setup). "user": folded into the first user turn ("<system prompt>\n\n<message>"),
+# for chat templates without a system role (Gemma 2), which otherwise lose all five prompts.
+# "auto": "user" when the model's chat template drops or rejects a system message.
+SYSTEM_PROMPT_SETTING = "divan_system_prompt"
+SYSTEM_PROMPT_CHOICES = ("system", "user", "auto")
+SYSTEM_PROMPT_ALIASES = {"fold": "user", "keep": "system"}
+
+# "rules" (default): the rule-based extractor, the LLM extractor (if configured) only for
+# replies the rules cannot read. "paper": DivanBench's own pipeline -- no instruction line
+# and the LLM extractor (default gpt-4o-mini) reads every reply.
+PIPELINE_SETTING = "divan_pipeline"
+PIPELINE_CHOICES = ("rules", "paper")
+PAPER_EXTRACTOR_MODEL = "gpt-4o-mini"
+
+
+class DivanSettingError(ValueError):
+    """A DivanBench setting has a value it cannot take (raised before any model time)."""
+
+
+def _setting(settings: Mapping, key: str, choices: Sequence[str], default: str, aliases: Mapping | None = None) -> str:
+    raw = settings.get(key)
+    value = default if raw is None or str(raw).strip() == "" else str(raw).strip().lower()
+    value = (aliases or {}).get(value, value)
+    if value not in choices:
+        raise DivanSettingError(f"--metadata {key}={raw!r}: expected one of {list(choices)}")
+    return value
+
+
+def instruction_language(item_text: str, setting: str) -> str:
+    """The instruction line's language for one item: the setting, or under "auto" the item's
+    script (English items get the English line, everything else the Persian one)."""
+    if setting != INSTRUCTION_AUTO:
+        return setting
+    return "en" if script_language(item_text) == "en" else "fa"
+
 
 def doc_to_text(doc: dict) -> str:
-    """The user message. MCQ: question, options as in App. A ("(A) ..."), instruction line."""
+    """The user message. MCQ: question, options as in App. A ("(A) ..."), instruction line.
+    With the system prompt folded into the user turn, it comes first."""
     if doc["type"] == "binary":
         body = doc["statement"]
     else:
         options = "\n".join(f"({letter}) {doc['option_' + letter.lower()]}" for letter in LETTERS)
         body = f"{doc['question']}\n\n{options}"
-    return f"{body}\n\n{doc['instruction']}" if doc.get("instruction") else body
+    text = f"{body}\n\n{doc['instruction']}" if doc.get("instruction") else body
+    if doc.get("system_prompt_placement") == "user":
+        text = f"{doc['system_prompt']}\n\n{text}"
+    return text
 
 
 # --------------------------------------------------------------------------- schema
@@ -245,26 +290,74 @@ def load_items(kind: str, settings: Mapping | None = None) -> tuple[list[dict], 
 
 # --------------------------------------------------------------------------- docs
 DOC_FIELDS = (
-    "type", "item_id", "pair_id", "polarity", "prompt_id", "system_prompt", "instruction",
+    "type", "item_id", "pair_id", "polarity", "prompt_id", "system_prompt", "system_message",
+    "system_prompt_placement", "language", "instruction_language", "instruction", "pipeline",
     "question", "option_a", "option_b", "option_c", "option_d", "statement", "answer",
     *OPTIONAL_FIELDS, PROVENANCE_FIELD,
 )  # fmt: skip
 
 
-def _doc(kind: str, item: dict, prompt_id: int, instruction: str, provenance: str) -> dict:
+@dataclass(frozen=True)
+class RunSettings:
+    """DivanBench's settings of one run, read from --metadata / --model_args and checked."""
+
+    instruction: str = DEFAULT_INSTRUCTION  # auto | fa | en | none
+    system_prompt: str = "system"  # where the system prompt goes: system | user (resolved from auto)
+    pipeline: str = "rules"  # rules | paper
+
+
+def run_settings(settings: Mapping | None) -> RunSettings:
+    settings = dict(settings or {})
+    pipeline = _setting(settings, PIPELINE_SETTING, PIPELINE_CHOICES, "rules")
+    instruction = _setting(settings, INSTRUCTION_SETTING, INSTRUCTION_CHOICES, DEFAULT_INSTRUCTION)
+    if pipeline == "paper":
+        if settings.get(INSTRUCTION_SETTING) not in (None, "") and instruction != "none":
+            raise DivanSettingError(
+                f"--metadata {PIPELINE_SETTING}=paper gives the model no answer-format instruction, as the paper "
+                f"did, but {INSTRUCTION_SETTING}={settings[INSTRUCTION_SETTING]!r} asks for one: drop one of the two"
+            )
+        instruction = "none"
+    placement = _setting(settings, SYSTEM_PROMPT_SETTING, SYSTEM_PROMPT_CHOICES, "system", SYSTEM_PROMPT_ALIASES)
+    if placement == "auto":
+        keeps = chat_template_keeps_system(settings)
+        placement = "user" if keeps is False else "system"
+        logger.info(
+            "DivanBench: %s=auto: the chat template %s a system message; system prompts go into the %s turn",
+            SYSTEM_PROMPT_SETTING, {True: "keeps", False: "drops", None: "could not be checked for"}[keeps],
+            placement,
+        )  # fmt: skip
+    return RunSettings(instruction=instruction, system_prompt=placement, pipeline=pipeline)
+
+
+def _item_text(kind: str, item: dict) -> str:
+    if kind == "binary":
+        return item["statement"]
+    return " ".join([item["question"], *(item[f"option_{x}"] for x in "abcd")])
+
+
+def _doc(kind: str, item: dict, prompt_id: int, run: RunSettings, provenance: str) -> dict:
     doc = {field: "" for field in DOC_FIELDS}
     doc.update(item)
+    language = script_language(_item_text(kind, item)) or "fa"
+    instruction_lang = instruction_language(_item_text(kind, item), run.instruction)
+    system_prompt = SYSTEM_PROMPTS[prompt_id - 1]
     doc.update(
         type=kind,
         prompt_id=prompt_id,
-        system_prompt=SYSTEM_PROMPTS[prompt_id - 1],
-        instruction=instruction,
+        system_prompt=system_prompt,
+        # lm-eval's `description` (the system message); empty when folded into the user turn
+        system_message=system_prompt if run.system_prompt == "system" else "",
+        system_prompt_placement=run.system_prompt,
+        language=language,
+        instruction_language=instruction_lang,
+        instruction=INSTRUCTIONS[instruction_lang]["binary" if kind == "binary" else "mcq"],
+        pipeline=run.pipeline,
         **{PROVENANCE_FIELD: provenance},
     )
     return doc
 
 
-def _blocks(kind: str, items: list[dict], prompt_ids: Sequence[int], instruction: str, provenance: str) -> list[list[dict]]:
+def _blocks(kind: str, items: list[dict], prompt_ids: Sequence[int], run: RunSettings, provenance: str) -> list[list[dict]]:
     """One block per item (MCQ) or pair (binary): prompt by prompt, positive before negative."""
     if kind == "binary":
         units: list[list[dict]] = []
@@ -275,21 +368,20 @@ def _blocks(kind: str, items: list[dict], prompt_ids: Sequence[int], instruction
                 units.append([item])
     else:
         units = [[item] for item in items]
-    return [[_doc(kind, m, k, instruction, provenance) for k in prompt_ids for m in unit] for unit in units]
+    return [[_doc(kind, m, k, run, provenance) for k in prompt_ids for m in unit] for unit in units]
 
 
-def build_docs(kinds: Sequence[str], prompt_ids: Sequence[int], settings: Mapping | None = None) -> list[dict]:
+def build_docs(
+    kinds: Sequence[str], prompt_ids: Sequence[int], settings: Mapping | None = None, run: RunSettings | None = None
+) -> list[dict]:
     """Docs of a task, item-major. Several types are interleaved block by block
     (factual item, binary pair, scenario item, ...) so ``--limit`` samples every type."""
     settings = dict(settings or {})
-    language = str(settings.get(INSTRUCTION_SETTING) or DEFAULT_INSTRUCTION).strip().lower()
-    if language not in INSTRUCTIONS:
-        raise ValueError(f"{INSTRUCTION_SETTING}={language!r}: expected one of {sorted(INSTRUCTIONS)}")
+    run = run or run_settings(settings)
     per_kind = []
     for kind in kinds:
         items, provenance = load_items(kind, settings)
-        instruction = INSTRUCTIONS[language]["binary" if kind == "binary" else "mcq"]
-        per_kind.append(_blocks(kind, items, prompt_ids, instruction, provenance))
+        per_kind.append(_blocks(kind, items, prompt_ids, run, provenance))
     docs: list[dict] = []
     for i in range(max(len(b) for b in per_kind)):
         for blocks in per_kind:
@@ -302,99 +394,57 @@ def load(kinds: Sequence[str], prompt_ids: Sequence[int], **settings):
     """``custom_dataset`` hook: called by lm-eval with task metadata, --metadata and --model_args."""
     import datasets
 
-    configure_extractor(settings)  # fail fast on a bad extractor configuration
-    docs = build_docs(kinds, prompt_ids, settings)
+    run = run_settings(settings)  # fail fast on bad settings
+    configure_extractor(settings, run)  # ... and on a bad extractor configuration
+    docs = build_docs(kinds, prompt_ids, settings, run)
     return {"test": datasets.Dataset.from_list(docs)}
 
 
 # --------------------------------------------------------------------------- LLM extractor
-_extractor = None  # JudgeSettings of the optional LLM extractor, set at dataset load
+_extractor = None  # JudgeSettings of the LLM extractor, set at dataset load
 
-LLM_MCQ_TEMPLATE = """Below is a multiple-choice question and a reply written by another model.
-Which option did the reply choose as its final answer?
-
-Question: {question}
-(A) {a}
-(B) {b}
-(C) {c}
-(D) {d}
-
-Reply (a JSON string): {reply}
-
-Answer with exactly one of A, B, C, D, or NONE if the reply chooses no single option."""
-
-LLM_BINARY_TEMPLATE = """Below is a yes/no question and a reply written by another model.
-Did the reply answer yes or no?
-
-Question: {statement}
-
-Reply (a JSON string): {reply}
-
-Answer with exactly one of YES, NO, or NONE if the reply gives no clear answer."""
+# The extraction prompts (the paper's were not published) live in scoring.llm_extract;
+# the names stay here for readers of this module and the README.
+LLM_MCQ_TEMPLATE = llm_extract_lib.MCQ_TEMPLATE
+LLM_BINARY_TEMPLATE = llm_extract_lib.YES_NO_TEMPLATE
+parse_llm_choice = llm_extract_lib.parse_choice
+parse_llm_yes_no = llm_extract_lib.parse_yes_no
 
 
-def _off(value: Any) -> bool:
-    return str(value).strip().lower() in ("0", "false", "no", "off", "none")
+def configure_extractor(settings: Mapping | None, run: RunSettings | None = None):
+    """Set (or clear) the LLM extractor from the run's settings; returns it or None.
 
-
-def configure_extractor(settings: Mapping | None):
-    """Set (or clear) the optional LLM extractor from the run's settings; returns it or None.
-
-    On when a judge is configured (``judge_model`` in --metadata or the judge env vars, not
-    ``none``) unless ``divan_llm_extractor=false``. Without one, extraction is rules only.
+    Rules pipeline: on when a judge is configured (``judge_model`` in --metadata or the judge
+    env vars, not ``none``) unless ``divan_llm_extractor=false``; it reads only the replies the
+    rules cannot. Paper pipeline: always on, ``gpt-4o-mini`` unless ``judge_model`` names
+    another judge, and it reads every reply.
     """
     global _extractor
-    settings = dict(settings or {})
-    _extractor = None
-    if LLM_EXTRACTOR_SETTING in settings and _off(settings[LLM_EXTRACTOR_SETTING]):
-        return None
-    try:
-        js = configured_judge(settings)
-    except JudgeConfigError as err:
-        raise JudgeConfigError(
-            f"DivanBench's LLM extractor: {err} (or pass {LLM_EXTRACTOR_SETTING}=false for rule-based "
-            "extraction only)"
-        ) from None
-    if js is None or js.disabled:
-        return None
-    _extractor = js
-    logger.info("DivanBench: replies the rules cannot read go to the LLM extractor %s", js.model)
-    return js
-
-
-def parse_llm_choice(raw: str | None) -> str | None:
-    """"B" -> "B"; "NONE" -> "none" (an answer, not an error); anything else -> None."""
-    if not raw:
-        return None
-    token = raw.strip().strip("*().:'\"` ").upper()
-    if token.startswith("NONE"):
-        return "none"
-    return token[0] if token[:1] in LETTERS and (len(token) == 1 or not token[1].isalpha()) else None
-
-
-def parse_llm_yes_no(raw: str | None) -> str | None:
-    if not raw:
-        return None
-    token = raw.strip().strip("*().:'\"` ").lower()
-    for word in ("yes", "no", "none"):
-        if token.startswith(word) and (len(token) == len(word) or not token[len(word)].isalpha()):
-            return word
-    return None
+    run = run or run_settings(settings)
+    paper = run.pipeline == "paper"
+    _extractor = llm_extract_lib.extractor_settings(
+        settings,
+        switch=LLM_EXTRACTOR_SETTING,
+        what=f"DivanBench's {'paper pipeline (divan_pipeline=paper)' if paper else 'LLM extractor'}",
+        default_model=PAPER_EXTRACTOR_MODEL if paper else None,
+    )
+    if _extractor is not None:
+        logger.info(
+            "DivanBench: %s go to the LLM extractor %s",
+            "all replies" if paper else "replies the rules cannot read", _extractor.model,
+        )  # fmt: skip
+    return _extractor
 
 
 def llm_prompt(doc: dict, reply: str) -> str:
-    import json
-
-    quoted = json.dumps(reply, ensure_ascii=False)  # a reply cannot break out of its slot
     if doc["type"] == "binary":
-        return LLM_BINARY_TEMPLATE.format(statement=doc["statement"], reply=quoted)
-    return LLM_MCQ_TEMPLATE.format(
-        question=doc["question"], a=doc["option_a"], b=doc["option_b"], c=doc["option_c"], d=doc["option_d"],
-        reply=quoted,
-    )  # fmt: skip
+        return llm_extract_lib.yes_no_prompt(doc["statement"], reply)
+    return llm_extract_lib.mcq_prompt(doc["question"], _options(doc), reply)
 
 
-def llm_extract(docs: Sequence[dict], replies: Sequence[str], settings) -> list[tuple[str | None, str | None, str | None]]:
+def llm_extract(
+    docs: Sequence[dict], replies: Sequence[str], settings, strict: bool = False
+) -> list[tuple[str | None, str | None, str | None]]:
     """(answer, raw, error) per reply from the LLM extractor; answer is "A".."D"/"yes"/"no" or None."""
     out: list[tuple[str | None, str | None, str | None]] = [(None, None, None)] * len(docs)
     for kind, template, parser in (
@@ -402,19 +452,12 @@ def llm_extract(docs: Sequence[dict], replies: Sequence[str], settings) -> list[
         ("binary", LLM_BINARY_TEMPLATE, parse_llm_yes_no),
     ):
         idx = [i for i, d in enumerate(docs) if (d["type"] == "binary") == (kind == "binary")]
-        if not idx:
-            continue
-        judge = judge_for(settings, parser=parser)
-        results = judge.judge_many(
-            [llm_prompt(docs[i], replies[i]) for i in idx],
-            template_id=template_id(f"divan-extract-{kind}", template),
-            desc=f"DivanBench LLM extractor ({settings.model})",
-        )
-        record_judge_in_results(judge)
-        for i, res in zip(idx, results):
-            answer = None if res.verdict in (None, "none") else res.verdict
-            out[i] = (answer, res.raw, res.error)
-        logger.info("DivanBench LLM extractor (%s): %s", kind, judge.usage.summary())
+        found = llm_extract_lib.run_extraction(
+            settings, [llm_prompt(docs[i], replies[i]) for i in idx],
+            kind=kind, template=template, parser=parser, name="divan", strict=strict,
+        )  # fmt: skip
+        for i, res in zip(idx, found):
+            out[i] = (res.answer, res.raw, res.error)
     return out
 
 
@@ -426,44 +469,6 @@ def _warn_once(key: str, message: str, *args) -> None:
     if key not in _warned:
         _warned.add(key)
         logger.warning(message, *args)
-
-
-def _lm_eval_context(n_docs: int) -> tuple[dict | None, list[str] | None]:
-    """What lm-eval does not pass to filters, read from its call stack (best effort).
-
-    Returns (evaluate()'s system_instruction / apply_chat_template, or None) and the
-    rendered prompt of each doc (FilterEnsemble.apply's instances, or None). lm-eval 0.4.13
-    calls a custom filter from FilterEnsemble.apply(instances) under evaluate(); if a later
-    version changes that, the checks are skipped (debug log), never wrong.
-    """
-    context, prompts = None, None
-    frame = sys._getframe(1)
-    try:
-        for _ in range(20):
-            if frame is None:
-                break
-            module = frame.f_globals.get("__name__", "")
-            if prompts is None and module == "lm_eval.api.filter" and "instances" in frame.f_locals:
-                instances = frame.f_locals["instances"]
-                try:
-                    rendered = [inst.args[0] for inst in instances]
-                    if len(rendered) == n_docs:
-                        prompts = [p if isinstance(p, str) else str(p) for p in rendered]
-                except (AttributeError, IndexError, TypeError):
-                    pass
-            if module == "lm_eval.evaluator" and frame.f_code.co_name == "evaluate":
-                loc = frame.f_locals
-                context = {
-                    "system_instruction": loc.get("system_instruction"),
-                    "apply_chat_template": loc.get("apply_chat_template"),
-                }
-                break
-            frame = frame.f_back
-    finally:
-        del frame
-    if context is None or prompts is None:
-        logger.debug("DivanBench: lm-eval call stack not recognised; run-time prompt checks skipped")
-    return context, prompts
 
 
 def check_run(docs: Sequence[dict], prompts: Sequence[str] | None, context: Mapping | None) -> list[bool | None]:
@@ -496,8 +501,9 @@ def check_run(docs: Sequence[dict], prompts: Sequence[str] | None, context: Mapp
             "DivanBench: %d of %d rendered prompts lack their system prompt: the model's chat template "
             "dropped the system role (lm-eval removes it when the template rejects it), so the five prompt variants collapse "
             "into one (%d items rendered identically under all prompts). The spread over prompts measures "
-            "nothing in this run.",
-            report["missing"], report["samples"], report["collapsed_items"],
+            "nothing in this run. Pass --metadata '{\"%s\": \"auto\"}' to fold the system prompt into the "
+            "user turn for such templates.",
+            report["missing"], report["samples"], report["collapsed_items"], SYSTEM_PROMPT_SETTING,
         )  # fmt: skip
     return report["per_sample_present"]
 
@@ -518,23 +524,32 @@ def extract_filter(resps: Sequence, docs: Sequence[dict]) -> list[str]:
     """Custom lm-eval filter: every reply of the task at once -> one record per doc.
 
     ``{"reply", "extracted": "A".."D" | "yes" | "no" | None, "extracted_by": "rule" | "llm" | None,
-    "llm_raw", "llm_error", "system_prompt_rendered"}`` as a JSON string (see ``records``);
-    lm-eval logs it as filtered_resps.
+    "rule_extracted", "llm_raw", "llm_error", "system_prompt_rendered"}`` as a JSON string (see
+    ``records``); lm-eval logs it as filtered_resps. Rules pipeline: the rules' answer, the LLM
+    extractor (if configured) for replies they cannot read. Paper pipeline (``divan_pipeline=paper``):
+    the LLM extractor's answer for every reply; ``rule_extracted`` keeps the rules' for comparison.
     """
     replies = [(r[0] if isinstance(r, (list, tuple)) else r) or "" for r in resps]
+    paper = any(doc.get("pipeline") == "paper" for doc in docs)
     records = []
     for doc, reply in zip(docs, replies):
         value = extract_rule(doc, reply)
         records.append({
             "reply": reply,
-            "extracted": value,
-            "extracted_by": "rule" if value is not None else None,
+            "extracted": None if paper else value,
+            "extracted_by": "rule" if value is not None and not paper else None,
+            "rule_extracted": value,
             "llm_raw": None,
             "llm_error": None,
         })  # fmt: skip
-    todo = [i for i, rec in enumerate(records) if rec["extracted"] is None and rec["reply"].strip()]
+    if paper:
+        if _extractor is None:
+            raise RuntimeError("DivanBench paper pipeline: no LLM extractor configured (the dataset loader sets it)")
+        todo = [i for i, rec in enumerate(records) if rec["reply"].strip()]
+    else:
+        todo = [i for i, rec in enumerate(records) if rec["extracted"] is None and rec["reply"].strip()]
     if _extractor is not None and todo:
-        found = llm_extract([docs[i] for i in todo], [replies[i] for i in todo], _extractor)
+        found = llm_extract([docs[i] for i in todo], [replies[i] for i in todo], _extractor, strict=paper)
         for i, (answer, raw, error) in zip(todo, found):
             records[i].update(llm_raw=raw, llm_error=error)
             if answer is not None:
@@ -542,7 +557,7 @@ def extract_filter(resps: Sequence, docs: Sequence[dict]) -> list[str]:
         errors = sum(1 for _, _, e in found if e)
         if errors:
             logger.warning("DivanBench: the LLM extractor failed on %d of %d replies (left invalid)", errors, len(todo))
-    context, prompts = _lm_eval_context(len(docs))
+    context, prompts = lm_eval_context(len(docs))
     for rec, present in zip(records, check_run(docs, prompts, context)):
         rec["system_prompt_rendered"] = present
     return [encode_record(rec) for rec in records]
@@ -598,11 +613,21 @@ AGGREGATIONS.update(make_spread_aggregations("accept_true", partial(_side_per_pr
 AGGREGATIONS.update(make_spread_aggregations("reject_false", partial(_side_per_prompt, side="negative")))
 AGGREGATIONS.update(make_spread_aggregations("acquiescence_bias", _bias_per_prompt))
 AGGREGATIONS.update(make_spread_aggregations("factual_conceptual_gap", _gap_per_prompt))
+# Signed figures (see taskgen): the sign is the finding, the magnitude is what the paper compares.
+SIGNED_METRICS = ("acquiescence_bias", "factual_conceptual_gap")
+
+
+def _magnitude(items, mean_agg):
+    return abs(mean_agg(items))
+
+
+for _name in SIGNED_METRICS:
+    AGGREGATIONS[magnitude_name(_name)] = partial(_magnitude, mean_agg=AGGREGATIONS[_name])
 AGGREGATIONS["invalid_rate"] = partial(rate, field="invalid")
 AGGREGATIONS["llm_extracted_rate"] = partial(rate, field="llm")
 
 _PAIRED = ("accept_true", "accept_true_std", "reject_false", "reject_false_std",
-           "acquiescence_bias", "acquiescence_bias_std")  # fmt: skip
+           "acquiescence_bias", "acquiescence_bias_abs", "acquiescence_bias_std")  # fmt: skip
 TYPE_METRICS = ("accuracy", "accuracy_std", "invalid_rate", "llm_extracted_rate")
 BINARY_METRICS = TYPE_METRICS + _PAIRED
 # Single-prompt tasks: a spread over one prompt is 0 by construction, so none is reported.
@@ -611,7 +636,7 @@ BINARY_SINGLE_METRICS = tuple(m for m in BINARY_METRICS if not m.endswith("_std"
 ALL_METRICS = (
     "factual_accuracy", "factual_accuracy_std", "binary_accuracy", "binary_accuracy_std",
     "scenario_accuracy", "scenario_accuracy_std", *_PAIRED,
-    "factual_conceptual_gap", "factual_conceptual_gap_std",
+    "factual_conceptual_gap", "factual_conceptual_gap_abs", "factual_conceptual_gap_std",
     "invalid_rate", "factual_invalid_rate", "binary_invalid_rate", "scenario_invalid_rate", "llm_extracted_rate",
 )  # fmt: skip
 METRIC_SETS = {
@@ -624,6 +649,14 @@ METRIC_SETS = {
 HIGHER_IS_BETTER = {
     "accuracy", "factual_accuracy", "binary_accuracy", "scenario_accuracy", "accept_true", "reject_false",
 }  # fmt: skip
+
+
+def metric_direction(name: str):
+    """True (higher is better), False (lower is better: spreads, invalid rates, magnitudes) or
+    taskgen.SIGNED (acquiescence_bias, factual_conceptual_gap: compared by magnitude)."""
+    if name in SIGNED_METRICS:
+        return SIGNED
+    return name in HIGHER_IS_BETTER
 
 
 def _process(metric_names: Sequence[str], doc: dict, results: list) -> dict:

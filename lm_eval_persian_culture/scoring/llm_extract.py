@@ -1,0 +1,164 @@
+"""An LLM that reads which option (A-D) or which verdict (yes/no) a free-text reply gave.
+
+DivanBench's paper had GPT-4o-mini do this for every reply; the pack uses the same judge
+machinery as its LLM judges (``lm_eval_persian_culture.judge``: OpenAI or any
+OpenAI-compatible server, the local one included; cache, bounded concurrency, retries).
+A benchmark decides *when* to call it: as a fallback for replies the rules cannot read, or
+on every reply (the paper's pipeline).
+
+The prompts (the paper did not publish its own) quote the reply as a JSON string, so a reply
+cannot break out of its slot, and allow NONE for replies that choose nothing: NONE is an
+answer (the reply is invalid), a failed call is an error (reported, never scored silently).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+from lm_eval_persian_culture.judge import JudgeConfigError, JudgeSettings
+from lm_eval_persian_culture.judge_filter import configured_judge, judge_for, record_judge_in_results, template_id
+
+logger = logging.getLogger("lm_eval_persian_culture")
+
+LETTERS = ("A", "B", "C", "D")
+
+MCQ_TEMPLATE = """Below is a multiple-choice question and a reply written by another model.
+Which option did the reply choose as its final answer?
+
+Question: {question}
+(A) {a}
+(B) {b}
+(C) {c}
+(D) {d}
+
+Reply (a JSON string): {reply}
+
+Answer with exactly one of A, B, C, D, or NONE if the reply chooses no single option."""
+
+YES_NO_TEMPLATE = """Below is a yes/no question and a reply written by another model.
+Did the reply answer yes or no?
+
+Question: {statement}
+
+Reply (a JSON string): {reply}
+
+Answer with exactly one of YES, NO, or NONE if the reply gives no clear answer."""
+
+_JUDGE_MODEL_ENV = "PERSIAN_CULTURE_JUDGE_MODEL"
+
+
+def parse_choice(raw: str | None) -> str | None:
+    """"B" -> "B"; "NONE" -> "none" (an answer, not an error); anything else -> None."""
+    if not raw:
+        return None
+    token = raw.strip().strip("*().:'\"` ").upper()
+    if token.startswith("NONE"):
+        return "none"
+    return token[0] if token[:1] in LETTERS and (len(token) == 1 or not token[1].isalpha()) else None
+
+
+def parse_yes_no(raw: str | None) -> str | None:
+    if not raw:
+        return None
+    token = raw.strip().strip("*().:'\"` ").lower()
+    for word in ("yes", "no", "none"):
+        if token.startswith(word) and (len(token) == len(word) or not token[len(word)].isalpha()):
+            return word
+    return None
+
+
+def mcq_prompt(question: str, options: Sequence[str], reply: str) -> str:
+    a, b, c, d = options
+    return MCQ_TEMPLATE.format(question=question, a=a, b=b, c=c, d=d, reply=json.dumps(reply, ensure_ascii=False))
+
+
+def yes_no_prompt(statement: str, reply: str) -> str:
+    return YES_NO_TEMPLATE.format(statement=statement, reply=json.dumps(reply, ensure_ascii=False))
+
+
+@dataclass(frozen=True)
+class Extracted:
+    answer: str | None  # "A".."D" / "yes" / "no", or None (NONE, unparseable, or failed)
+    raw: str | None
+    error: str | None
+
+
+def _off(value: Any) -> bool:
+    return str(value).strip().lower() in ("0", "false", "no", "off", "none")
+
+
+def extractor_settings(
+    settings: Mapping | None,
+    *,
+    switch: str,
+    what: str,
+    default_model: str | None = None,
+) -> JudgeSettings | None:
+    """The LLM extractor of a run, checked before any model time; None when there is none.
+
+    ``switch`` is the benchmark's on/off setting (``false`` keeps extraction rule-only while
+    another task of the run uses the judge). With ``default_model`` (a pipeline that needs
+    the extractor) a run without ``judge_model`` gets that model, and one that switches the
+    extractor off is refused.
+    """
+    settings = dict(settings or {})
+    if switch in settings and _off(settings[switch]):
+        if default_model is not None:
+            raise JudgeConfigError(f"{what} needs the LLM extractor, but {switch}={settings[switch]!r} turns it off")
+        return None
+    if default_model is not None and "judge_model" not in settings and not os.environ.get(_JUDGE_MODEL_ENV):
+        settings["judge_model"] = default_model
+    try:
+        js = configured_judge(settings)
+    except JudgeConfigError as err:
+        hint = "" if default_model is not None else f" (or pass {switch}=false for rule-based extraction only)"
+        raise JudgeConfigError(f"{what}: {err}{hint}") from None
+    if js is None or js.disabled:
+        if default_model is not None:
+            raise JudgeConfigError(f"{what} needs the LLM extractor, but judge_model is 'none'")
+        return None
+    return js
+
+
+def run_extraction(
+    js: JudgeSettings,
+    prompts: Sequence[str],
+    *,
+    kind: str,
+    template: str,
+    parser: Callable[[str | None], str | None],
+    name: str,
+    strict: bool = False,
+) -> list[Extracted]:
+    """Ask the extractor about every prompt (concurrent, cached). ``strict``: too many failed
+    calls (the judge's max_error_rate) stop the run instead of leaving replies invalid."""
+    if not prompts:
+        return []
+    judge = judge_for(js, parser=parser)
+    results = judge.judge_many(
+        list(prompts),
+        template_id=template_id(f"{name}-extract-{kind}", template),
+        desc=f"{name} LLM extractor ({js.model})",
+    )
+    record_judge_in_results(judge)  # the extractor is named in the results like a judge
+    logger.info("%s LLM extractor (%s): %s", name, kind, judge.usage.summary())
+    if strict:
+        judge.check_error_rate(results)
+    return [Extracted(None if r.verdict in (None, "none") else r.verdict, r.raw, r.error) for r in results]
+
+
+__all__ = [
+    "MCQ_TEMPLATE",
+    "YES_NO_TEMPLATE",
+    "Extracted",
+    "extractor_settings",
+    "mcq_prompt",
+    "parse_choice",
+    "parse_yes_no",
+    "run_extraction",
+    "yes_no_prompt",
+]
