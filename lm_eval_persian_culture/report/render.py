@@ -15,6 +15,7 @@ import lm_eval_persian_culture as pack
 from lm_eval_persian_culture.report.benchmarks import BENCHMARKS, benchmark_of
 from lm_eval_persian_culture.report.build import Report, Row
 from lm_eval_persian_culture.report.scores import Score, task_metrics
+from lm_eval_persian_culture.taskgen import is_signed
 
 SIGNED = {"acquiescence_bias", "factual_conceptual_gap", "gender_gap", "persian_minus_english"}
 
@@ -30,7 +31,7 @@ def fmt_score(s: Score | None) -> str:
         return ""
     if s.metric == "judge_errors":
         return f"{int(s.value)}"
-    signed = s.metric in SIGNED
+    signed = s.metric in SIGNED or (s.run is not None and is_signed(s.metric, s.run.task_metadata(s.task)))
     text = fmt(s.value, signed)
     if s.has_interval:
         text += f" [{fmt(s.low, signed)}, {fmt(s.high, signed)}]"

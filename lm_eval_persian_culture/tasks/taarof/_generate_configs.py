@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lm_eval_persian_culture.taskgen import HEADER, metric_list, write_files
+from lm_eval_persian_culture.taskgen import HEADER, SIGNED, metadata_lines, metric_list, write_files
 
 HERE = Path(__file__).resolve().parent
 
@@ -29,7 +29,27 @@ GROUPS = {
     "taarof_fa": ["taarof_expected_fa", "taarof_non_taarof_fa"],
     "taarof_nocountry": ["taarof_expected_nocountry", "taarof_non_taarof_nocountry"],
 }
-LOWER_IS_BETTER = {"judge_errors", "gender_gap", "gender_discordant_female", "gender_discordant_male"}  # zero is the goal
+LOWER_IS_BETTER = {"judge_errors", "gender_gap_abs", "gender_discordant_female", "gender_discordant_male"}  # zero is the goal
+SIGNED_METRICS = {"gender_gap"}  # female minus male, as in the paper: the sign is the finding
+
+
+def direction(name: str):
+    if name in SIGNED_METRICS:
+        return SIGNED
+    return name not in LOWER_IS_BETTER
+
+
+def template_metadata() -> dict:
+    """The template's metadata, written out whole in a task YAML that adds keys to it (lm-eval
+    merges an included file's keys shallowly, so a task's ``metadata:`` replaces the template's)."""
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_constructor("!function", lambda loader, node: None)
+    text = (HERE / "_taarof_template_yaml").read_text(encoding="utf-8")
+    return yaml.load(text, Loader=_Loader)["metadata"]
 
 
 def metric_names(kind: str) -> tuple[str, ...]:
@@ -50,8 +70,10 @@ def task_yaml(task: str) -> str:
         f"custom_dataset: !function utils.{loader}",
         f"doc_to_text: !function utils.{to_text}",
         f"process_results: !function utils.{process}",
-        *metric_list(metric_names(kind), lambda name: name not in LOWER_IS_BETTER),
+        *metric_list(metric_names(kind), direction),
     ]
+    if any(direction(name) == SIGNED for name in metric_names(kind)):
+        lines += metadata_lines(template_metadata(), metric_names(kind), direction)
     return "\n".join(lines) + "\n"
 
 

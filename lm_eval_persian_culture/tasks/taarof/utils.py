@@ -367,6 +367,14 @@ def primary_topic(topic_field: str) -> str:
 
 TOPIC_AGGREGATIONS = make_topic_aggregations(TOPICS)
 GENDER_AGGREGATIONS = make_group_aggregations(("female", "male"), gap_name="gender_gap")
+
+
+def gender_gap_abs(items) -> float:
+    """|female - male|: gender_gap is signed (taskgen.SIGNED); its magnitude is what is compared."""
+    return abs(GENDER_AGGREGATIONS["gender_gap"](items))
+
+
+GENDER_AGGREGATIONS["gender_gap_abs"] = gender_gap_abs
 GENDER_TEST_AGGREGATIONS = make_paired_test_aggregations(("female", "male"), prefix="gender")
 TYPE_AGGREGATIONS = make_field_accuracies(
     "type", {"accuracy_expected": "taarof-expected", "accuracy_non_taarof": "non-taarof"}
