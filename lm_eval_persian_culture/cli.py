@@ -5,7 +5,8 @@ subcommand, a user's own ``--include_path``) works unchanged, because this wrapp
 only widens the include path of every ``TaskManager`` lm-eval builds, then hands
 control to lm-eval's own ``cli_evaluate``. Two extra subcommands: ``tasks-dir`` prints
 the folder for users who keep the plain ``lm_eval`` command, ``report`` draws charts
-from results JSON.
+from results JSON, ``rejudge`` re-scores a finished run's judged tasks from its samples.
+Errors a user can fix print one message and exit with status 2 (see ``preflight``).
 """
 
 from __future__ import annotations
@@ -35,21 +36,37 @@ def install_pack_into_task_manager() -> None:
     cls.__init__ = __init__
 
 
+def _verbosity(argv: list[str]):
+    """A namespace carrying --verbosity/-v, for the traceback-or-message decision."""
+    import argparse
+
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--verbosity", "-v", type=str.upper, default=None)
+    return parser.parse_known_args(argv)[0]
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["tasks-dir"]:
         print(tasks_dir())
         return
-    if argv[:1] == ["report"]:
-        from lm_eval_persian_culture.report import main as report_main
+    if argv[:1] in (["report"], ["rejudge"]):
+        from lm_eval_persian_culture import preflight
 
-        report_main(argv[1:])
+        if argv[0] == "report":
+            from lm_eval_persian_culture.report import main as command
+        else:
+            from lm_eval_persian_culture.rejudge import main as command
+        preflight.guarded(lambda: command(argv[1:]), _verbosity(argv))
         return
     if "--predict_only" in argv or "-x" in argv:
         # Generation only: judged tasks log their samples unscored instead of demanding a
         # judge. An explicit judge_model in --metadata still wins.
         os.environ.setdefault("PERSIAN_CULTURE_JUDGE_MODEL", "none")
     install_pack_into_task_manager()
+    from lm_eval_persian_culture import preflight
+
+    preflight.install()  # checks before the model loads; user errors -> one message, exit 2
     from lm_eval.__main__ import cli_evaluate
 
     sys.argv = ["lm-eval-persian", *argv]

@@ -100,16 +100,48 @@ def draw(chart: Chart, path: Path) -> Path:
     return path
 
 
+def read_results_file(path: Path) -> dict:
+    """An lm-eval results JSON, or one clear error naming the file (raised before anything is drawn)."""
+    from lm_eval_persian_culture.preflight import UserInputError
+
+    if not path.exists():
+        raise UserInputError(f"{path}: no such file or folder")
+    if path.name.startswith("samples_") or path.suffix == ".jsonl":
+        raise UserInputError(
+            f"{path}: this is a samples file (one JSON record per line); report reads the results_*.json "
+            "beside it, or the whole output folder"
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise UserInputError(f"{path}: not a text file; report reads lm-eval results_*.json files") from None
+    except json.JSONDecodeError as err:
+        raise UserInputError(
+            f"{path}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno}); the file looks "
+            "truncated or corrupted (a run killed while writing it?)"
+        ) from None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        raise UserInputError(
+            f"{path}: not an lm-eval results file (no \"results\" object); report reads the results_*.json "
+            "files lm-eval writes under --output_path"
+        )
+    return data
+
+
 def report(inputs: list[Path], out_dir: Path) -> list[Path]:
+    from lm_eval_persian_culture.preflight import UserInputError
+
     files = []
     for item in inputs:
+        if not item.exists():
+            raise UserInputError(f"{item}: no such file or folder")
         files += sorted(item.rglob("results_*.json")) if item.is_dir() else [item]
     if not files:
-        raise SystemExit(f"no results_*.json found in {', '.join(map(str, inputs))}")
+        raise UserInputError(f"no results_*.json found in {', '.join(map(str, inputs))}")
+    loaded = [(f, read_results_file(f)) for f in files]  # every input checked before drawing
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for f in files:
-        results = json.loads(f.read_text(encoding="utf-8"))
+    for f, results in loaded:
         stem = f.stem.replace("results_", "")
         for i, chart in enumerate(charts_for(results)):
             name = re.sub(r"[^A-Za-z0-9_.-]+", "_", chart.title)[:80]
