@@ -36,13 +36,13 @@ def install_pack_into_task_manager() -> None:
     cls.__init__ = __init__
 
 
-def _verbosity(argv: list[str]):
-    """A namespace carrying --verbosity/-v, for the traceback-or-message decision."""
+def _split_verbosity(argv: list[str]):
+    """(namespace with --verbosity/-v, the other args): DEBUG asks for tracebacks, as in lm-eval."""
     import argparse
 
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--verbosity", "-v", type=str.upper, default=None)
-    return parser.parse_known_args(argv)[0]
+    return parser.parse_known_args(argv)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> None:
             from lm_eval_persian_culture.report import main as command
         else:
             from lm_eval_persian_culture.rejudge import main as command
-        preflight.guarded(lambda: command(argv[1:]), _verbosity(argv))
+        verbosity, rest = _split_verbosity(argv[1:])
+        preflight.guarded(lambda: command(rest), verbosity)
         return
     if "--predict_only" in argv or "-x" in argv:
         # Generation only: judged tasks log their samples unscored instead of demanding a

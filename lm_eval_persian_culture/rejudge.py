@@ -258,7 +258,6 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="lm-eval-persian rejudge", description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", type=Path, help="the run's --output_path (or one results_*.json in it)")
     parser.add_argument("--metadata", default=None, help="JSON settings overriding the run's (judge_model, ...)")
-    parser.add_argument("--verbosity", "-v", default=None, help="DEBUG shows tracebacks")
     args = parser.parse_args(argv)
     out_path, new, failures = rejudge(args.out_dir, _parse_metadata(args.metadata))
     from lm_eval.utils import make_table

@@ -85,8 +85,12 @@ def test_validate_says_what_it_checked(shared_data, judge_server):
     proc = cli(
         "validate", "--tasks", "taarof_expected",
         "--metadata", meta(data_dir=str(shared_data), judge_model="judge-model", judge_base_url=judge_server.base_url),
+        env={"OPENAI_API_KEY": "sk-test-not-for-local-servers"},
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"warning: judge_base_url {judge_server.base_url} is not OpenAI's API, yet the judge would send it " \
+           "your $OPENAI_API_KEY" in proc.stderr
+    assert "sk-test-not-for-local-servers" not in proc.stdout + proc.stderr
     out = proc.stdout
     assert "pre-flight checked 1 pack task(s): taarof_expected" in out
     assert "taarof_expected: settings and data ok (test: 311 docs from local:" in out
@@ -117,37 +121,37 @@ def test_judge_url_refusing_connections_is_found_at_preflight(shared_data):
     )
 
 
-def test_judge_model_not_served_is_found_at_preflight(shared_data, judge_server):
-    proc = cli(
-        "validate", "--tasks", "taarof_expected",
-        "--metadata", meta(data_dir=str(shared_data), judge_model="judge-modle", judge_base_url=judge_server.base_url),
-    )  # fmt: skip
-    assert proc.returncode == 2
-    line = first_line(proc, "  1. judge")
-    assert f"judge_model 'judge-modle' is not among the models served at {judge_server.base_url}: judge-model" in line
-    assert "(did you mean judge-model?)" in line
+def test_judge_model_not_served_is_found_at_preflight(judge_server):
+    from lm_eval_persian_culture.judge import JudgeSettings
+    from lm_eval_persian_culture.preflight import PreflightReport, check_judge
 
-
-def test_judge_config_error_names_the_setting(shared_data):
-    proc = cli(
-        "validate", "--tasks", "taarof_expected",
-        "--metadata", meta(data_dir=str(shared_data), judge_model="gpt-4"),
-        env={"OPENAI_API_KEY": None},
-    )  # fmt: skip
-    assert proc.returncode == 2
-    assert_no_traceback(proc)
-    assert first_line(proc, "  1.").startswith(
-        "  1. judge [taarof_expected]: judge_model='gpt-4' talks to the OpenAI API, but $OPENAI_API_KEY is not set."
+    report = PreflightReport()
+    check_judge(JudgeSettings(model="judge-modle", base_url=judge_server.base_url), report, ["taarof_expected"])
+    [problem] = report.problems
+    assert (problem.kind, problem.tasks) == ("judge", ["taarof_expected"])
+    assert problem.message == (
+        f"judge_model 'judge-modle' is not among the models served at {judge_server.base_url}: judge-model "
+        "(did you mean judge-model?)"
     )
+    assert judge_server.request_count == 0
 
 
-def test_data_not_found_names_the_file(tmp_path):
+def test_judge_config_error_and_missing_data_in_one_message(tmp_path):
+    """JudgeConfigError (no key for the OpenAI judge) and DataNotFoundError, both named, in one run."""
     (tmp_path / "taarof").mkdir()
-    proc = cli("validate", "--tasks", "taarof_non_taarof", "--metadata", meta(data_dir=str(tmp_path), judge_model="none"))
+    proc = cli(
+        "validate", "--tasks", "taarof_non_taarof",
+        "--metadata", meta(data_dir=str(tmp_path), judge_model="gpt-4"), env={"OPENAI_API_KEY": None},
+    )  # fmt: skip
     assert proc.returncode == 2
     assert_no_traceback(proc)
-    assert first_line(proc, "  1.") == (
-        f"  1. data [taarof_non_taarof]: {tmp_path}/taarof/non-taarof.jsonl: not found. The data dir {tmp_path} "
+    lines = message_lines(proc)
+    assert lines[0] == "pre-flight: 2 problems found before loading the model (nothing was generated):"
+    assert lines[1].startswith(
+        "  1. judge [taarof_non_taarof]: judge_model='gpt-4' talks to the OpenAI API, but $OPENAI_API_KEY is not set."
+    )
+    assert lines[2] == (
+        f"  2. data [taarof_non_taarof]: {tmp_path}/taarof/non-taarof.jsonl: not found. The data dir {tmp_path} "
         "must hold taarof/non-taarof.jsonl (layout of ../shared/data); unset data_dir/PERSIAN_CULTURE_DATA_DIR to "
         "read the online release instead."
     )
@@ -166,26 +170,29 @@ def test_data_schema_error_names_file_row_and_field(shared_data, tmp_path):
     )
 
 
-def test_default_key_sent_to_a_local_server_is_warned_about(shared_data, judge_server):
-    proc = cli(
-        "validate", "--tasks", "taarof_expected",
-        "--metadata", meta(data_dir=str(shared_data), judge_model="judge-model", judge_base_url=judge_server.base_url),
-        env={"OPENAI_API_KEY": "sk-test-not-for-local-servers"},
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    assert (
-        f"warning: judge_base_url {judge_server.base_url} is not OpenAI's API, yet the judge would send it your "
-        "$OPENAI_API_KEY" in proc.stderr
+def test_default_key_sent_to_a_local_server_is_warned_about(judge_server, monkeypatch):
+    from lm_eval_persian_culture.judge import JudgeSettings
+    from lm_eval_persian_culture.preflight import PreflightReport, check_judge
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-for-local-servers")
+    report = PreflightReport()
+    check_judge(JudgeSettings(model="judge-model", base_url=judge_server.base_url), report)
+    [warning] = report.warnings
+    assert warning.startswith(
+        f"judge_base_url {judge_server.base_url} is not OpenAI's API, yet the judge would send it your $OPENAI_API_KEY"
     )
-    assert "sk-test-not-for-local-servers" not in proc.stdout + proc.stderr
-    # a variable of its own: no warning
-    proc = cli(
-        "validate", "--tasks", "taarof_expected",
-        "--metadata", meta(data_dir=str(shared_data), judge_model="judge-model", judge_base_url=judge_server.base_url,
-                           judge_api_key_env="LOCAL_JUDGE_KEY"),
-        env={"OPENAI_API_KEY": "sk-test-not-for-local-servers"},
-    )  # fmt: skip
-    assert proc.returncode == 0 and "OPENAI_API_KEY" not in proc.stderr
+    assert "sk-test" not in warning
+    for quiet in (
+        JudgeSettings(model="judge-model", base_url=judge_server.base_url, api_key_env="LOCAL_JUDGE_KEY"),
+        JudgeSettings(model="gpt-4", base_url="https://api.openai.com/v1/"),
+    ):
+        report = PreflightReport()
+        check_judge(quiet, report)
+        assert report.warnings == []
+    monkeypatch.delenv("OPENAI_API_KEY")
+    report = PreflightReport()  # nothing to leak when the variable is unset
+    check_judge(JudgeSettings(model="judge-model", base_url=judge_server.base_url), report)
+    assert report.warnings == []
 
 
 def test_local_hf_judge_checks_only_its_directory(tmp_path):
@@ -207,11 +214,12 @@ def test_local_hf_judge_checks_only_its_directory(tmp_path):
     ]
 
 
-def test_debug_verbosity_shows_the_traceback():
-    proc = cli("validate", "--tasks", "taarof_expected", env={"LMEVAL_LOG_LEVEL": "DEBUG"})
-    assert proc.returncode != 0
-    assert "Traceback (most recent call last)" in proc.stderr
-    assert "PreflightError" in proc.stderr
+def test_debug_shows_the_traceback(tmp_path):
+    for args, env in (([], {"LMEVAL_LOG_LEVEL": "DEBUG"}), (["--verbosity", "DEBUG"], {})):
+        proc = cli("report", str(tmp_path / "nowhere"), *args, env=env)
+        assert proc.returncode != 0
+        assert "Traceback (most recent call last)" in proc.stderr
+        assert f"UserInputError: {tmp_path}/nowhere: no such file or folder" in proc.stderr
 
 
 # --------------------------------------------------------------------------- before the model loads
@@ -232,13 +240,34 @@ def test_preflight_runs_before_the_model_loads_cli(shared_data, tmp_path):
     assert not out.exists()
 
 
-def test_preflight_runs_before_the_model_loads_python_api(shared_data):
+@pytest.fixture()
+def installed(monkeypatch):
+    """preflight.install() in this process, undone afterwards (other tests see plain lm-eval)."""
+    import lm_eval.evaluator
+
+    from lm_eval_persian_culture import preflight
+
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    monkeypatch.setattr(lm_eval.evaluator, "simple_evaluate", lm_eval.evaluator.simple_evaluate)
+    for name, attr in (("lm_eval._cli.run", "Run"), ("lm_eval._cli.validate", "Validate")):
+        if name in sys.modules:
+            cls = getattr(sys.modules[name], attr)
+            for method in ("_execute", "_add_args"):
+                if method in cls.__dict__:
+                    monkeypatch.setattr(cls, method, cls.__dict__[method])
+    preflight.install()
+    preflight.install()  # idempotent
+    wrapped = lm_eval.evaluator.simple_evaluate
+    assert wrapped._persian_culture_preflight and not hasattr(wrapped.__wrapped__, "_persian_culture_preflight")
+    return preflight
+
+
+def test_preflight_runs_before_the_model_loads_python_api(shared_data, installed):
     import lm_eval
 
     import lm_eval_persian_culture as pack
-    from lm_eval_persian_culture import preflight
 
-    preflight.install()
+    preflight = installed
     with pytest.raises(preflight.PreflightError) as caught:
         lm_eval.simple_evaluate(
             model="hf", model_args=f"pretrained={NO_MODEL}", tasks=["taarof_expected", "taarof_expcted"],
