@@ -585,7 +585,7 @@ def validate(args) -> None:
     if missing:
         raise UserInputError(tasks_not_found_message(missing))
     print("All tasks found")
-    report = check_tasks(task_manager, task_list, model_args)
+    report = check_tasks(task_manager, found, model_args)  # found: patterns already expanded
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     report.raise_if_problems()

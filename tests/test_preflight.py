@@ -445,3 +445,14 @@ def test_rejudge_without_samples_says_so(tmp_path):
     assert message_lines(proc)[0].startswith(
         f"{run}/samples_taarof_expected_2026-01-01T00-00-00.jsonl: not found. rejudge needs the samples"
     )
+
+
+def test_rejudge_loads_whole_groups_when_all_their_tasks_are_judged():
+    from lm_eval_persian_culture.rejudge import top_level_specs
+
+    results = {"group_subtasks": {
+        "taarof": ["taarof_expected", "taarof_non_taarof"], "taarof_expected": [], "taarof_non_taarof": [],
+        "mixed": ["taarof_fa", "arc_easy"], "taarof_fa": [], "arc_easy": [],
+    }}  # fmt: skip
+    judged = ["taarof_expected", "taarof_non_taarof", "taarof_fa"]
+    assert top_level_specs(results, judged) == ["taarof", "taarof_fa"]
