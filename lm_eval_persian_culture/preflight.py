@@ -34,18 +34,16 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from lm_eval_persian_culture import TASKS_DIR
-from lm_eval_persian_culture.data import DataNotFoundError, DataSchemaError
-from lm_eval_persian_culture.judge.settings import (
-    JudgeConfigError,
-    JudgeFailureError,
-    JudgeSettings,
-    check_not_self_judge,
-    redact_url,
-)
+
+if TYPE_CHECKING:
+    from lm_eval_persian_culture.judge.settings import JudgeSettings
+
+# Nothing heavy at import: install() may run when lm-eval itself is imported (startup hook), so
+# the judge (openai), lm-eval's evaluator and torch are imported only when a check runs.
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
@@ -68,15 +66,12 @@ class UserInputError(ValueError):
     """A command-line input (a path for ``report`` / ``rejudge``, a task name, --metadata) is wrong."""
 
 
-# Errors a user can fix: one message, exit status 2, no traceback (unless DEBUG).
-USER_ERRORS: tuple[type[BaseException], ...] = (
-    PreflightError,
-    JudgeConfigError,
-    JudgeFailureError,
-    DataNotFoundError,
-    DataSchemaError,
-    UserInputError,
-)
+def user_errors() -> tuple[type[BaseException], ...]:
+    """Errors a user can fix: one message, exit status 2, no traceback (unless DEBUG)."""
+    from lm_eval_persian_culture.data import DataNotFoundError, DataSchemaError
+    from lm_eval_persian_culture.judge.settings import JudgeConfigError, JudgeFailureError
+
+    return (PreflightError, JudgeConfigError, JudgeFailureError, DataNotFoundError, DataSchemaError, UserInputError)
 
 
 @dataclass
@@ -237,6 +232,8 @@ def check_task_data(name: str, entry, task_manager, report: PreflightReport) -> 
     """Run the task's own loader (source files, schema, judge settings); returns the judges it asked for."""
     from lm_eval.tasks._yaml_loader import load_yaml
 
+    from lm_eval_persian_culture.judge.settings import JudgeConfigError
+
     from lm_eval_persian_culture import judge_filter
 
     try:
@@ -271,6 +268,9 @@ def check_task_data(name: str, entry, task_manager, report: PreflightReport) -> 
 
 
 def _data_problem(report: PreflightReport, name: str, err: BaseException) -> None:
+    from lm_eval_persian_culture.data import DataNotFoundError, DataSchemaError
+    from lm_eval_persian_culture.judge.settings import JudgeConfigError
+
     if isinstance(err, (DataNotFoundError, DataSchemaError)):
         report.add_problem("data", str(err), name)
     elif isinstance(err, JudgeConfigError):
@@ -285,6 +285,8 @@ def _local_dir_named(target: str) -> bool:
 
 def check_judge(js: JudgeSettings, report: PreflightReport, tasks: Sequence[str] = ()) -> None:
     """Is the judge there? ``hf:`` judges: local directory only; servers: one GET /models."""
+    from lm_eval_persian_culture.judge.settings import redact_url
+
     task = ", ".join(tasks) or None
     if js.model.startswith(LOCAL_JUDGE_PREFIX):
         target = js.model[len(LOCAL_JUDGE_PREFIX):]
@@ -355,6 +357,8 @@ def check_judge(js: JudgeSettings, report: PreflightReport, tasks: Sequence[str]
 
 def check_tasks(task_manager, specs: Sequence[Any], model_args: Any = None) -> PreflightReport:
     """All pre-flight checks for ``specs`` under ``task_manager``'s index and metadata."""
+    from lm_eval_persian_culture.judge.settings import JudgeConfigError, check_not_self_judge
+
     report = PreflightReport()
     leaves = resolve_pack_tasks(task_manager, specs, report)
     report.tasks = list(leaves)
@@ -405,6 +409,7 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
 
     def simple_evaluate(*args, **kwargs):
         from lm_eval_persian_culture import judge_filter
+        from lm_eval_persian_culture.judge.settings import JudgeFailureError
 
         bound = signature.bind_partial(*args, **kwargs)
         params = dict(bound.arguments)
@@ -493,7 +498,7 @@ def fail(message: str) -> None:
 
 def user_error_message(err: BaseException) -> str | None:
     """The message to print for an error a user can fix, or None for a real bug."""
-    if isinstance(err, USER_ERRORS):
+    if isinstance(err, user_errors()):
         return str(err)
     text = str(err)
     if isinstance(err, ValueError) and text.startswith("Tasks not found:"):

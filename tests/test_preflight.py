@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -456,3 +455,15 @@ def test_rejudge_loads_whole_groups_when_all_their_tasks_are_judged():
     }}  # fmt: skip
     judged = ["taarof_expected", "taarof_non_taarof", "taarof_fa"]
     assert top_level_specs(results, judged) == ["taarof", "taarof_fa"]
+
+
+def test_install_is_cheap_enough_for_a_startup_hook():
+    """install() may run when lm_eval is imported: it must not import the judge, torch or lm-eval's evaluator."""
+    code = (
+        "import sys, lm_eval_persian_culture.preflight as p; p.install(); p.install(); "
+        "heavy = [m for m in ('openai', 'torch', 'lm_eval', 'lm_eval.evaluator', 'transformers') if m in sys.modules]; "
+        "print(heavy); import lm_eval.evaluator as e; print(e.simple_evaluate._persian_culture_preflight)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["[]", "True"]
