@@ -99,10 +99,18 @@ def test_validate_says_what_it_checked(shared_data, judge_server):
 
 
 def test_misspelt_task_suggests_the_closest_pack_task():
-    proc = cli("validate", "--tasks", "taarof_expcted")
-    assert proc.returncode == 2
-    assert_no_traceback(proc)
-    assert first_line(proc, "Tasks not found") == "Tasks not found: taarof_expcted (did you mean taarof_expected?)"
+    for args in (
+        ["validate", "--tasks", "taarof_expcted"],
+        ["run", "--model", "hf", "--model_args", f"pretrained={NO_MODEL}", "--tasks", "taarof_expcted,divan_binray"],
+    ):
+        proc = cli(*args)
+        assert proc.returncode == 2, proc.stderr[-3000:]
+        assert_no_traceback(proc)
+        expected = "Tasks not found: taarof_expcted (did you mean taarof_expected?)"
+        if args[0] == "run":
+            expected += ", divan_binray (did you mean divan_binary?)"
+        assert first_line(proc, "Tasks not found") == expected
+        assert message_lines(proc)[-1] == expected  # the last thing printed
 
 
 def test_judge_url_refusing_connections_is_found_at_preflight(shared_data):
