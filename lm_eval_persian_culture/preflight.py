@@ -590,7 +590,8 @@ def validate(args) -> None:
     if missing:
         raise UserInputError(tasks_not_found_message(missing))
     print("All tasks found")
-    report = check_tasks(task_manager, found, model_args)  # found: patterns already expanded
+    ordered = [t for t in task_list if t in found] + [t for t in found if t not in task_list]  # patterns expanded
+    report = check_tasks(task_manager, ordered, model_args)
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     report.raise_if_problems()
