@@ -6,7 +6,9 @@ only widens the include path of every ``TaskManager`` lm-eval builds, then hands
 control to lm-eval's own ``cli_evaluate``. Extra subcommands: ``tasks-dir`` prints
 the folder for users who keep the plain ``lm_eval`` command, ``report`` writes a report
 (tables, charts, paper reference rows), ``export`` leaderboard rows from results JSON,
-``agreement`` compares the judge verdicts of two runs.
+``agreement`` compares the judge verdicts of two runs, ``rejudge`` re-scores a finished
+run's judged tasks from its samples. Errors a user can fix print one message and exit
+with status 2 (see ``preflight``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,15 @@ import sys
 
 from lm_eval_persian_culture import tasks_dir
 from lm_eval_persian_culture.harness import install_into_lm_eval
+
+
+def _split_verbosity(argv: list[str]):
+    """(namespace with --verbosity/-v, the other args): DEBUG asks for tracebacks, as in lm-eval."""
+    import argparse
+
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--verbosity", "-v", type=str.upper, default=None)
+    return parser.parse_known_args(argv)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -31,6 +42,13 @@ def main(argv: list[str] | None = None) -> None:
         from lm_eval_persian_culture.scoring.agreement import main as agreement_main
 
         sys.exit(agreement_main(argv[1:]))
+    if argv[:1] == ["rejudge"]:
+        from lm_eval_persian_culture import preflight
+        from lm_eval_persian_culture.rejudge import main as rejudge_main
+
+        verbosity, rest = _split_verbosity(argv[1:])
+        preflight.guarded(lambda: rejudge_main(rest), verbosity)
+        return
     if "--predict_only" in argv or "-x" in argv:
         # Generation only: judged tasks log their samples unscored instead of demanding a
         # judge. An explicit judge_model in --metadata still wins.

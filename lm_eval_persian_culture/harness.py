@@ -83,8 +83,12 @@ def _patch_task_manager() -> None:
 def install_into_lm_eval() -> None:
     """Everything the pack changes in a running lm-eval, in one idempotent call.
 
-    Today: lm-eval's ``TaskManager`` indexes the pack's task folder (once, see
-    ``with_pack_path``). Called by the startup hook and by the wrapper CLI; add further
-    patches here, each idempotent.
+    lm-eval's ``TaskManager`` indexes the pack's task folder (once, see ``with_pack_path``), and
+    the pre-flight runs before any model loads (``preflight.install``: it patches
+    ``simple_evaluate`` and the ``run``/``validate`` subcommands when lm-eval imports them).
+    Called by the startup hook and by the wrapper CLI; add further patches here, each idempotent.
     """
+    from lm_eval_persian_culture import preflight
+
+    preflight.install()
     _patch_task_manager()

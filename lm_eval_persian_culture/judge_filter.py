@@ -24,6 +24,7 @@ from lm_eval_persian_culture.judge import (
     VERDICT_MAX_TOKENS,
     Judge,
     JudgeConfigError,
+    JudgeFailureError,
     JudgeSettings,
     check_not_self_judge,
     parse_yes_no,
@@ -44,6 +45,12 @@ NO_JUDGE_MESSAGE = (
 
 _active: JudgeSettings | None = None
 _judges: dict[str, Judge] = {}
+# Every judge a task's loader asked for (read by the pre-flight, which checks each one is reachable).
+_requested: list[JudgeSettings] = []
+# While set (by the pre-flight's simple_evaluate wrapper), judge failures past judge_max_error_rate are
+# recorded here instead of raised inside lm-eval, so the run still writes its results and samples.
+_failure_sink: list[dict] | None = None
+_usage_printed = False
 
 
 def configured_judge(settings: Mapping | None) -> JudgeSettings | None:
@@ -57,6 +64,7 @@ def configured_judge(settings: Mapping | None) -> JudgeSettings | None:
     if js is None or js.disabled:
         return js
     check_not_self_judge(js, settings)
+    _requested.append(js)
     if js.is_local:
         from lm_eval_persian_culture.judge.local import resolve_local_model
 
@@ -117,7 +125,19 @@ def run_judge(
     results = judge.judge_many(prompts, template_id=template_id, desc=f"judge ({js.model})")
     logger.info("judge usage so far: %s", judge.usage.summary())
     record_judge_in_results(judge)
-    judge.check_error_rate(results)
+    try:
+        judge.check_error_rate(results)
+    except JudgeFailureError as err:
+        if _failure_sink is None:
+            raise
+        task = _current_task_name()
+        failed = sum(r.error is not None for r in results)
+        _failure_sink.append({
+            "task": task, "judge_model": js.model, "items": len(results), "no_verdict": failed,
+            "max_error_rate": js.max_error_rate, "message": str(err),
+        })  # fmt: skip
+        logger.error("%s: %s The run goes on: results and samples are written, then it exits with an error.",
+                     task or "judged task", err)  # fmt: skip
     return [
         encode_record({
             "response": reply,
@@ -200,9 +220,51 @@ def judged_metrics(
     return {name: value for name in metric_names}
 
 
+def requested_judges(clear: bool = False) -> list[JudgeSettings]:
+    """The judges configured by task loaders since the last clear (for the pre-flight)."""
+    found = list(_requested)
+    if clear:
+        _requested.clear()
+    return found
+
+
+class collect_judge_failures:
+    """Context: judge failures past judge_max_error_rate are collected in a list, not raised mid-run."""
+
+    def __enter__(self) -> list[dict]:
+        global _failure_sink
+        self._outer = _failure_sink
+        _failure_sink = []
+        return _failure_sink
+
+    def __exit__(self, *exc: object) -> None:
+        global _failure_sink
+        _failure_sink = self._outer
+
+
+def _current_task_name() -> str | None:
+    """The lm-eval task whose filters are running (ConfigurableTask.apply_filters on the stack)."""
+    frame = sys._getframe(1)
+    try:
+        while frame is not None:
+            if frame.f_code.co_name == "apply_filters":
+                task = frame.f_locals.get("self")
+                name = getattr(getattr(task, "config", None), "task", None)
+                if isinstance(name, str):
+                    return name
+            frame = frame.f_back
+    finally:
+        del frame
+    return None
+
+
 @atexit.register
 def _print_usage_at_exit() -> None:
     """Token usage and estimated cost at the end of the run, once, for every judge used."""
+    global _usage_printed
+    if _usage_printed:
+        return
+    _usage_printed = True
     for judge in _judges.values():
         if judge.usage.requests_sent or judge.usage.cache_hits:
             print(f"[lm-eval-persian] {judge.usage.summary()}", file=sys.stderr)

@@ -16,11 +16,21 @@ REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
 
-def run_cli(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:
-    env = {**os.environ, "LMEVAL_LOG_LEVEL": "WARNING"}
+def run_cli(*args: str, timeout: int = 600, env: dict | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "LMEVAL_LOG_LEVEL": "WARNING", **(env or {})}
     return subprocess.run(
         [str(BIN / "lm-eval-persian"), *args], capture_output=True, text=True, timeout=timeout, env=env
     )
+
+
+@pytest.fixture()
+def valid_env(shared_data, tmp_path) -> dict:
+    """validate runs the pre-flight: data for every benchmark (DivanBench's test fixture) and judging off."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "taarof").symlink_to(shared_data / "taarof")
+    (data / "divan").symlink_to(REPO / "tests" / "divan" / "fixtures" / "divan")
+    return {"PERSIAN_CULTURE_DATA_DIR": str(data), "PERSIAN_CULTURE_JUDGE_MODEL": "none"}
 
 
 def test_tasks_dir_is_the_installed_task_folder():
@@ -43,22 +53,22 @@ def test_ls_shows_pack_tasks_among_builtins(listing):
         assert f" {name} " in listing or f"|{name}" in listing or name in listing.split(), name
 
 
-def test_validate_every_pack_task():
+def test_validate_every_pack_task(valid_env):
     from lm_eval_persian_culture.catalogue import pack_task_names
 
     names = pack_task_names()
     assert {"taarof", "taarof_expected", "taarof_non_taarof", "persian_culture"} <= set(names)
-    out = run_cli("validate", "--tasks", ",".join(names))
+    out = run_cli("validate", "--tasks", ",".join(names), env=valid_env)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "All tasks found and valid" in out.stdout
 
 
-def test_user_include_path_is_still_honoured(tmp_path):
+def test_user_include_path_is_still_honoured(tmp_path, valid_env):
     (tmp_path / "my_task.yaml").write_text(
         "task: my_own_task\ndataset_path: json\noutput_type: generate_until\n"
         "test_split: test\ndoc_to_text: x\ndoc_to_target: y\n"
     )
-    out = run_cli("validate", "--tasks", "my_own_task,taarof_expected", "--include_path", str(tmp_path))
+    out = run_cli("validate", "--tasks", "my_own_task,taarof_expected", "--include_path", str(tmp_path), env=valid_env)
     assert out.returncode == 0, out.stdout + out.stderr
 
 
@@ -94,8 +104,8 @@ def test_python_api_task_manager_finds_pack_tasks_without_builtins():
     assert "hellaswag" not in tm.all_tasks
 
 
-def test_plain_lm_eval_with_include_path(tmp_path):
-    env = {**os.environ, "LMEVAL_LOG_LEVEL": "WARNING"}
+def test_plain_lm_eval_with_include_path(tmp_path, valid_env):
+    env = {**os.environ, "LMEVAL_LOG_LEVEL": "WARNING", **valid_env}
     out = subprocess.run(
         [str(BIN / "lm_eval"), "validate", "--tasks", "taarof_expected,taarof", "--include_path", pack.tasks_dir()],
         capture_output=True, text=True, timeout=600, env=env,
@@ -103,8 +113,8 @@ def test_plain_lm_eval_with_include_path(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def test_pack_and_builtin_tasks_resolve_in_one_command():
-    out = run_cli("validate", "--tasks", "taarof_expected,hellaswag,taarof")
+def test_pack_and_builtin_tasks_resolve_in_one_command(valid_env):
+    out = run_cli("validate", "--tasks", "taarof_expected,hellaswag,taarof", env=valid_env)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "All tasks found and valid" in out.stdout
 
