@@ -34,21 +34,21 @@ def main(argv: list[str] | None = None) -> None:
     if argv[:1] == ["tasks-dir"]:
         print(tasks_dir())
         return
-    if argv[:1] in (["report"], ["export"]):
-        from lm_eval_persian_culture.report import export_main, report_main
-
-        sys.exit((report_main if argv[0] == "report" else export_main)(argv[1:]))
     if argv[:1] == ["agreement"]:
         from lm_eval_persian_culture.scoring.agreement import main as agreement_main
 
         sys.exit(agreement_main(argv[1:]))
-    if argv[:1] == ["rejudge"]:
+    if argv[:1] in (["report"], ["export"], ["rejudge"]):
         from lm_eval_persian_culture import preflight
-        from lm_eval_persian_culture.rejudge import main as rejudge_main
 
+        if argv[0] == "rejudge":
+            from lm_eval_persian_culture.rejudge import main as command
+        else:
+            from lm_eval_persian_culture.report import export_main, report_main
+
+            command = report_main if argv[0] == "report" else export_main
         verbosity, rest = _split_verbosity(argv[1:])
-        preflight.guarded(lambda: rejudge_main(rest), verbosity)
-        return
+        sys.exit(preflight.guarded(lambda: command(rest), verbosity) or 0)
     if "--predict_only" in argv or "-x" in argv:
         # Generation only: judged tasks log their samples unscored instead of demanding a
         # judge. An explicit judge_model in --metadata still wins.

@@ -668,5 +668,7 @@ def install() -> None:
         sys.meta_path.insert(0, _PatchOnImport())
     for name, patch in _PATCHES.items():
         module = sys.modules.get(name)
-        if module is not None:
+        # A module still executing (lm_eval.evaluator imports lm_eval.tasks, where the startup hook
+        # acts) is patched by the finder above when its import finishes, not now, half-built.
+        if module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False):
             patch(module)

@@ -31,7 +31,7 @@ _NOT_SETTINGS = {"config_source"}
 
 def find_run(path: Path) -> tuple[Path, dict]:
     """The results file of the run to re-score: ``path`` itself, or the newest one under it."""
-    from lm_eval_persian_culture.report import read_results_file
+    from lm_eval_persian_culture.report.runs import read_results_file
 
     if not path.exists():
         raise UserInputError(f"{path}: no such file or folder")

@@ -226,7 +226,7 @@ def test_debug_shows_the_traceback(tmp_path):
         proc = cli("report", str(tmp_path / "nowhere"), *args, env=env)
         assert proc.returncode != 0
         assert "Traceback (most recent call last)" in proc.stderr
-        assert f"UserInputError: {tmp_path}/nowhere: no such file or folder" in proc.stderr
+        assert f"ReportInputError: {tmp_path}/nowhere: no such file or folder" in proc.stderr
 
 
 # --------------------------------------------------------------------------- before the model loads
@@ -302,37 +302,8 @@ def test_plain_lm_eval_runs_the_preflight_when_the_hook_is_installed(shared_data
 
 
 # --------------------------------------------------------------------------- report inputs
-def test_report_on_a_missing_path(tmp_path):
-    proc = cli("report", str(tmp_path / "nowhere"), "--out", str(tmp_path / "charts"))
-    assert proc.returncode == 2
-    assert_no_traceback(proc)
-    assert message_lines(proc)[0] == f"{tmp_path}/nowhere: no such file or folder"
-
-
-def test_report_on_a_truncated_results_file_names_it(tmp_path):
-    bad = tmp_path / "results_2026-01-01T00-00-00.json"
-    bad.write_text('{"results": {"taarof": {"accuracy,judge": 0.5')
-    proc = cli("report", str(tmp_path), "--out", str(tmp_path / "charts"))
-    assert proc.returncode == 2
-    assert_no_traceback(proc)
-    assert message_lines(proc)[0].startswith(f"{bad}: not valid JSON (Expecting ',' delimiter at line 1")
-    assert not (tmp_path / "charts").exists()
-
-
-def test_report_on_a_samples_file(tmp_path):
-    samples = tmp_path / "samples_taarof_expected_2026-01-01T00-00-00.jsonl"
-    samples.write_text('{"doc_id": 0}\n')
-    proc = cli("report", str(samples))
-    assert proc.returncode == 2
-    assert message_lines(proc)[0].startswith(f"{samples}: this is a samples file")
-
-
-def test_report_on_a_json_that_is_not_a_results_file(tmp_path):
-    other = tmp_path / "config.json"
-    other.write_text('{"model": "x"}')
-    proc = cli("report", str(other), "--out", str(tmp_path / "charts"))
-    assert proc.returncode == 2
-    assert message_lines(proc)[0].startswith(f'{other}: not an lm-eval results file (no "results" object)')
+# Each bad input to `report` (missing path, truncated results file, samples file, a JSON that is not
+# a results file) is tested in tests/report/test_report_e2e.py::test_report_input_errors_are_one_line_exit_2.
 
 
 # --------------------------------------------------------------------------- judge dies mid-way

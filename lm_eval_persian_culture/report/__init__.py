@@ -20,11 +20,7 @@ def report_main(argv: list[str] | None = None) -> int:
     from lm_eval_persian_culture.report.build import build
     from lm_eval_persian_culture.report.render import write_html, write_markdown
 
-    try:
-        report = build(args.inputs, args.out, resamples=args.bootstrap)
-    except ReportInputError as err:
-        print(f"lm-eval-persian report: {err}", file=sys.stderr)
-        return 2
+    report = build(args.inputs, args.out, resamples=args.bootstrap)  # ReportInputError: exit 2 (cli)
     md, page = write_markdown(report, args.out), write_html(report, args.out)
     for chart in report.charts:
         for path in chart.files:
@@ -45,19 +41,17 @@ def export_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True,
                         help="a .csv file (csv, partai) or a folder (hf-leaderboard: results/ and requests/)")
     args = parser.parse_args(argv)
-    try:
-        paths = export(args.inputs, args.format, args.out)
-    except ReportInputError as err:
-        print(f"lm-eval-persian export: {err}", file=sys.stderr)
-        return 2
+    paths = export(args.inputs, args.format, args.out)  # ReportInputError: exit 2 (cli)
     for path in paths:
         print(path)
     return 0
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Kept for ``python -m lm_eval_persian_culture.report``."""
-    sys.exit(report_main(argv))
+    """``python -m lm_eval_persian_culture.report``: as ``lm-eval-persian report``."""
+    from lm_eval_persian_culture.cli import main as cli_main
+
+    cli_main(["report", *(sys.argv[1:] if argv is None else argv)])
 
 
 __all__ = ["ReportInputError", "export_main", "main", "report_main"]

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import lm_eval_persian_culture as pack
+from lm_eval_persian_culture.preflight import UserInputError
 
 PACK_PREFIXES = ("taarof", "divan", "percul", "taraz", "cac", "persian_culture")
 
 
-class ReportInputError(ValueError):
-    """An input of ``report``/``export`` is not what it should be; the message names it."""
+class ReportInputError(UserInputError):
+    """An input of ``report``/``export`` is not what it should be; the message names it (exit 2, no traceback)."""
 
 
 def _model_args(config: dict) -> dict[str, str]:
@@ -112,7 +113,14 @@ _RESULTS_NAME = re.compile(r"^results_(?P<ts>.+)\.json$")
 _SAMPLES_NAME = re.compile(r"^samples_.+\.jsonl?$")
 
 
+def read_results_file(path: Path) -> dict:
+    """An lm-eval results JSON, or one ReportInputError naming the file (before anything is drawn)."""
+    return _load_results_file(Path(path)).data
+
+
 def _load_results_file(path: Path) -> Run:
+    if not path.exists():
+        raise ReportInputError(f"{path}: no such file or folder")
     if _SAMPLES_NAME.match(path.name):
         raise ReportInputError(
             f"{path}: is a samples file; pass the results_*.json beside it, or the output folder")
