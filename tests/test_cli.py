@@ -54,7 +54,7 @@ def test_ls_shows_pack_tasks_among_builtins(listing):
 
 
 def test_validate_every_pack_task(valid_env):
-    from lm_eval_persian_culture.catalogue import pack_task_names
+    from lm_eval_persian_culture.harness.catalogue import pack_task_names
 
     names = pack_task_names()
     assert {"taarof", "taarof_expected", "taarof_non_taarof", "persian_culture"} <= set(names)

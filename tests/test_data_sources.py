@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from lm_eval_persian_culture.data import (
+from lm_eval_persian_culture.data.sources import (
     Column,
     DataNotFoundError,
     DataSchemaError,
@@ -103,7 +103,7 @@ def test_wrong_type_and_csv_source(tmp_path):
 
 
 def test_hub_mapping_that_does_not_fit_lists_columns_found():
-    from lm_eval_persian_culture.data import _apply_column_map
+    from lm_eval_persian_culture.data.sources import _apply_column_map
 
     with pytest.raises(DataSchemaError) as e:
         _apply_column_map([{"q": "?", "label": 1}], {"question": "question", "answer": "answer"}, "hf:x/y@main split=test")

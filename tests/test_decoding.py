@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lm_eval_persian_culture.decoding.model_defaults import (
+from lm_eval_persian_culture.harness.decoding import (
     DecodingError,
     apply_decoding_option,
     generation_config_defaults,

@@ -136,7 +136,7 @@ def test_wrapper_with_the_same_include_path_indexes_once(tmp_path):
         "    print('INDEX', [str(p) for p in paths], file=sys.stderr)\n"
         "    return real(paths, *a, **k)\n"
         "manager.TaskIndex.build = staticmethod(spy)\n"
-        "from lm_eval_persian_culture.cli import main\n"
+        "from lm_eval_persian_culture.harness.cli import main\n"
         "main(sys.argv[1:])\n"
     )
     args = ["validate", "--tasks", "taarof_expected", "--include_path", pack.tasks_dir()]

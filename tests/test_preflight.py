@@ -130,7 +130,7 @@ def test_judge_url_refusing_connections_is_found_at_preflight(shared_data):
 
 def test_judge_model_not_served_is_found_at_preflight(judge_server):
     from lm_eval_persian_culture.judge import JudgeSettings
-    from lm_eval_persian_culture.preflight import PreflightReport, check_judge
+    from lm_eval_persian_culture.harness.preflight import PreflightReport, check_judge
 
     report = PreflightReport()
     check_judge(JudgeSettings(model="judge-modle", base_url=judge_server.base_url), report, ["taarof_expected"])
@@ -179,7 +179,7 @@ def test_data_schema_error_names_file_row_and_field(shared_data, tmp_path):
 
 def test_default_key_sent_to_a_local_server_is_warned_about(judge_server, monkeypatch):
     from lm_eval_persian_culture.judge import JudgeSettings
-    from lm_eval_persian_culture.preflight import PreflightReport, check_judge
+    from lm_eval_persian_culture.harness.preflight import PreflightReport, check_judge
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-for-local-servers")
     report = PreflightReport()
@@ -204,7 +204,7 @@ def test_default_key_sent_to_a_local_server_is_warned_about(judge_server, monkey
 
 def test_local_hf_judge_checks_only_its_directory(tmp_path):
     from lm_eval_persian_culture.judge import JudgeSettings
-    from lm_eval_persian_culture.preflight import PreflightReport, check_judge
+    from lm_eval_persian_culture.harness.preflight import PreflightReport, check_judge
 
     report = PreflightReport()
     check_judge(JudgeSettings(model=f"hf:{tmp_path}/missing-judge"), report, ["taarof_expected"])
@@ -252,7 +252,7 @@ def installed(monkeypatch):
     """preflight.install() in this process, undone afterwards (other tests see plain lm-eval)."""
     import lm_eval.evaluator
 
-    from lm_eval_persian_culture import preflight
+    from lm_eval_persian_culture.harness import preflight
 
     monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
     monkeypatch.setattr(lm_eval.evaluator, "simple_evaluate", lm_eval.evaluator.simple_evaluate)
@@ -426,7 +426,7 @@ def test_rejudge_without_samples_says_so(tmp_path):
 
 
 def test_rejudge_loads_whole_groups_when_all_their_tasks_are_judged():
-    from lm_eval_persian_culture.rejudge import top_level_specs
+    from lm_eval_persian_culture.harness.rejudge import top_level_specs
 
     results = {"group_subtasks": {
         "taarof": ["taarof_expected", "taarof_non_taarof"], "taarof_expected": [], "taarof_non_taarof": [],
@@ -439,7 +439,7 @@ def test_rejudge_loads_whole_groups_when_all_their_tasks_are_judged():
 def test_install_is_cheap_enough_for_a_startup_hook():
     """install() may run when lm_eval is imported: it must not import the judge, torch or lm-eval's evaluator."""
     code = (
-        "import sys, lm_eval_persian_culture.preflight as p; p.install(); p.install(); "
+        "import sys, lm_eval_persian_culture.harness.preflight as p; p.install(); p.install(); "
         "heavy = [m for m in ('openai', 'torch', 'lm_eval', 'lm_eval.evaluator', 'transformers') if m in sys.modules]; "
         "print(heavy); import lm_eval.evaluator as e; print(e.simple_evaluate._persian_culture_preflight)"
     )

@@ -49,7 +49,7 @@ def export_main(argv: list[str] | None = None) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m lm_eval_persian_culture.report``: as ``lm-eval-persian report``."""
-    from lm_eval_persian_culture.cli import main as cli_main
+    from lm_eval_persian_culture.harness.cli import main as cli_main
 
     cli_main(["report", *(sys.argv[1:] if argv is None else argv)])
 

@@ -15,7 +15,7 @@ import lm_eval_persian_culture as pack
 from lm_eval_persian_culture.report.benchmarks import BENCHMARKS, benchmark_of
 from lm_eval_persian_culture.report.build import Report, Row
 from lm_eval_persian_culture.report.scores import Score, task_metrics
-from lm_eval_persian_culture.taskgen import is_signed
+from lm_eval_persian_culture.tasks._taskgen import is_signed
 
 SIGNED = {"acquiescence_bias", "factual_conceptual_gap", "gender_gap", "persian_minus_english"}
 

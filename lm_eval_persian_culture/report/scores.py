@@ -195,7 +195,7 @@ def breakdown_scores(run: Run, task: str) -> list[Score]:
 
 def _breakdown_n(samples: list[dict], task: str, metric: str) -> int | None:
     """Docs behind a per-topic/category/country accuracy: records tagged with that value (judged ones only)."""
-    from lm_eval_persian_culture.aggregations import slug
+    from lm_eval_persian_culture.scoring.aggregations import slug
 
     prefix, _ = breakdown_of(task, metric)
     suffix = metric[len(prefix):]

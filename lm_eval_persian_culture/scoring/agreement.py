@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from lm_eval_persian_culture.records import decode_record
+from lm_eval_persian_culture.scoring.records import decode_record
 
 # Doc fields that describe how a run was made, not which item it is: two runs of the same item
 # under another data path, judge prompt form or decoding still match.

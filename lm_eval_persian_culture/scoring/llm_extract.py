@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from lm_eval_persian_culture.judge import JudgeConfigError, JudgeSettings
-from lm_eval_persian_culture.judge_filter import configured_judge, judge_for, record_judge_in_results, template_id
+from lm_eval_persian_culture.judge.filter import configured_judge, judge_for, record_judge_in_results, template_id
 
 logger = logging.getLogger("lm_eval_persian_culture")
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-from lm_eval_persian_culture.persian import normalize
+from lm_eval_persian_culture.text.persian import normalize
 
 _WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from lm_eval_persian_culture.persian import (
+from lm_eval_persian_culture.text.persian import (
     ARABIC_INDIC_DIGITS,
     PERSIAN_DIGITS,
     ZWNJ,

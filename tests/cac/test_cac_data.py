@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cac_testlib import ACCEPTED, ACCEPTED_IRAN, FIXTURES, data_dir_with_iran
 
-from lm_eval_persian_culture.data import DataNotFoundError, DataSchemaError
+from lm_eval_persian_culture.data.sources import DataNotFoundError, DataSchemaError
 from lm_eval_persian_culture.tasks.cac import core
 
 

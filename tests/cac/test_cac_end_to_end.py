@@ -18,7 +18,7 @@ from __future__ import annotations
 import pytest
 from cac_testlib import data_dir_with_iran, evaluate, metrics, pick_of, scripted_reply
 
-from lm_eval_persian_culture.records import decode_record as rec
+from lm_eval_persian_culture.scoring.records import decode_record as rec
 from lm_eval_persian_culture.tasks.cac.core import PROMPT
 from lm_eval_persian_culture.testing.scripted_lm import ScriptedLM, messages_of
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from cac_testlib import ACCEPTED, evaluate, metrics
 
-from lm_eval_persian_culture.records import decode_record as rec
+from lm_eval_persian_culture.scoring.records import decode_record as rec
 from lm_eval_persian_culture.scoring.numbers import extract_number
 from lm_eval_persian_culture.tasks.cac.core import doc_to_text
 

@@ -1,4 +1,4 @@
-"""The generic per-prompt helpers added to lm_eval_persian_culture.aggregations."""
+"""The generic per-prompt helpers added to lm_eval_persian_culture.scoring.aggregations."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from lm_eval_persian_culture.aggregations import (
+from lm_eval_persian_culture.scoring.aggregations import (
     group_differences,
     intact_pairs_by_group,
     make_spread_aggregations,

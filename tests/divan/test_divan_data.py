@@ -10,7 +10,7 @@ import datasets
 import pytest
 from divan_testlib import FIXTURES
 
-from lm_eval_persian_culture.data import DataNotFoundError, DataSchemaError
+from lm_eval_persian_culture.data.sources import DataNotFoundError, DataSchemaError
 from lm_eval_persian_culture.tasks.divan import core
 
 

@@ -16,7 +16,7 @@ from statistics import pstdev
 import pytest
 from divan_testlib import GOLD, evaluate, metrics, scripted_reply
 
-from lm_eval_persian_culture.records import decode_record as rec
+from lm_eval_persian_culture.scoring.records import decode_record as rec
 from lm_eval_persian_culture.tasks.divan.check_prompts import check_system_prompts, inspect_samples, rendered_prompt
 from lm_eval_persian_culture.tasks.divan.check_prompts import main as check_prompts_main
 from lm_eval_persian_culture.tasks.divan.core import SYSTEM_PROMPTS

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lm_eval_persian_culture.extract import extract_choice, extract_yes_no
-from lm_eval_persian_culture.persian import fold, normalize, normalize_zwnj, remove_diacritics, to_latin_digits
+from lm_eval_persian_culture.scoring.extract import extract_choice, extract_yes_no
+from lm_eval_persian_culture.text.persian import fold, normalize, normalize_zwnj, remove_diacritics, to_latin_digits
 
 YALDA_FA = ["پرتقال", "سیب", "انار", "گلابی"]
 YALDA_EN = ["Orange", "Apple", "Pomegranate", "Pear"]

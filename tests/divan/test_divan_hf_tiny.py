@@ -10,7 +10,7 @@ import pytest
 from divan_testlib import task_manager
 from lm_eval.loggers import EvaluationTracker
 
-from lm_eval_persian_culture.records import decode_record as rec
+from lm_eval_persian_culture.scoring.records import decode_record as rec
 from lm_eval_persian_culture.tasks.divan import check_prompts
 from lm_eval_persian_culture.tasks.divan.core import SYSTEM_PROMPTS
 

@@ -46,7 +46,7 @@ def test_reply_is_quoted_and_cannot_break_out_of_its_slot():
 
 
 def test_templates_are_unchanged_so_cached_answers_stay_valid():
-    from lm_eval_persian_culture.judge_filter import template_id
+    from lm_eval_persian_culture.judge.filter import template_id
 
     # the judge cache keys on the template's id (a hash of its text); these are the ids of the
     # prompts DivanBench 1.0 shipped (computed from its core.py before they moved here)

@@ -484,7 +484,7 @@ def test_fake_server_serves_models_and_text_completions() -> None:
 
 def test_served_model_name_is_returned_cached_and_recorded(tmp_path) -> None:
     """The model the server says answered (completion.model), kept with the cached answer."""
-    from lm_eval_persian_culture.judge_filter import judge_identity
+    from lm_eval_persian_culture.judge.filter import judge_identity
 
     with FakeOpenAIServer(answer=scripted, reported_model="gpt-4-0613") as srv:
         settings = make_settings(srv, tmp_path)

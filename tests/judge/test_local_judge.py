@@ -22,7 +22,7 @@ from lm_eval_persian_culture.judge import (
     parse_yes_no,
 )
 from lm_eval_persian_culture.judge import local
-from lm_eval_persian_culture.judge_filter import configured_judge
+from lm_eval_persian_culture.judge.filter import configured_judge
 
 PROMPTS = [
     "Is this polite?",

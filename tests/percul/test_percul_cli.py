@@ -55,7 +55,7 @@ def gated_hub():
 
 def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "lm_eval_persian_culture.cli", *args],
+        [sys.executable, "-m", "lm_eval_persian_culture.harness.cli", *args],
         capture_output=True, text=True, timeout=600, env={**os.environ, "LMEVAL_LOG_LEVEL": "WARNING", **(env or {})},
     )  # fmt: skip
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_persian_culture.data import DataNotFoundError, DataSchemaError
+from lm_eval_persian_culture.data.sources import DataNotFoundError, DataSchemaError
 from lm_eval_persian_culture.tasks.percul import source
 from lm_eval_persian_culture.tasks.percul.source import CATEGORIES, SPLITS, load_items
 

@@ -6,8 +6,8 @@ import lm_eval
 import pytest
 from percul_testlib import task_manager
 
-from lm_eval_persian_culture.extract import extract_choice
-from lm_eval_persian_culture.records import decode_record as rec
+from lm_eval_persian_culture.scoring.extract import extract_choice
+from lm_eval_persian_culture.scoring.records import decode_record as rec
 from lm_eval_persian_culture.tasks.percul.core import doc_to_text
 
 

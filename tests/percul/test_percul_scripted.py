@@ -13,7 +13,7 @@ import math
 import pytest
 from percul_testlib import FIXTURES, GOLD, evaluate, metrics, scripted_reply
 
-from lm_eval_persian_culture.records import decode_record as rec
+from lm_eval_persian_culture.scoring.records import decode_record as rec
 from lm_eval_persian_culture.tasks.percul import core
 from lm_eval_persian_culture.testing.scripted_lm import ScriptedLM, messages_of
 
@@ -158,7 +158,7 @@ def test_aggregations_by_hand():
 def test_pairing_falls_back_to_row_order_and_refuses_mismatches(tmp_path):
     import shutil
 
-    from lm_eval_persian_culture.data import DataSchemaError
+    from lm_eval_persian_culture.data.sources import DataSchemaError
 
     (tmp_path / "percul").mkdir()
     shutil.copy(FIXTURES / "percul" / "original_persian.jsonl", tmp_path / "percul")

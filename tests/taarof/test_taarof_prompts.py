@@ -93,7 +93,7 @@ def test_judge_prompt_row_0_json_format(shared_data):
 
 
 def test_unknown_reply_format_is_refused(shared_data):
-    from lm_eval_persian_culture.data import DataSchemaError
+    from lm_eval_persian_culture.data.sources import DataSchemaError
 
     with pytest.raises(DataSchemaError, match=r"judge_reply_format: 'raw' is not one of \['paper', 'json'\]"):
         utils.load_expected(data_dir=str(shared_data), judge_model="none", judge_reply_format="raw")
@@ -211,7 +211,7 @@ def test_persian_prompt_row_0(shared_data):
 def test_persian_rendering_must_match_the_english_release(shared_data, tmp_path):
     import shutil
 
-    from lm_eval_persian_culture.data import DataSchemaError
+    from lm_eval_persian_culture.data.sources import DataSchemaError
 
     # A data dir may replace the project's rendering (e.g. with the authors' own translation),
     # but a rendering made for other scenarios is refused, naming file, row and field.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import yaml
 
 import lm_eval_persian_culture as pack
-from lm_eval_persian_culture.taskgen import is_signed
+from lm_eval_persian_culture.tasks._taskgen import is_signed
 
 
 class _Loader(yaml.SafeLoader):

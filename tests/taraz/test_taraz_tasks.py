@@ -10,7 +10,7 @@ import shutil
 import numpy as np
 import pytest
 
-from lm_eval_persian_culture.data import DataNotFoundError, DataSchemaError
+from lm_eval_persian_culture.data.sources import DataNotFoundError, DataSchemaError
 from lm_eval_persian_culture.scoring import embeddings
 from lm_eval_persian_culture.tasks.taraz import utils
 

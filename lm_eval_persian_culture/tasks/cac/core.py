@@ -19,8 +19,8 @@ import re
 from functools import partial
 from typing import Any, Iterable, Mapping, Sequence
 
-from lm_eval_persian_culture.aggregations import NAN, mean_or_nan, rate, slug
-from lm_eval_persian_culture.data import (
+from lm_eval_persian_culture.scoring.aggregations import NAN, mean_or_nan, rate, slug
+from lm_eval_persian_culture.data.sources import (
     DATA_DIR_ENV,
     PROVENANCE_FIELD,
     Column,
@@ -31,8 +31,8 @@ from lm_eval_persian_culture.data import (
     load_rows,
     resolve_data_dir,
 )
-from lm_eval_persian_culture.persian import fold
-from lm_eval_persian_culture.records import decode_record, encode_record
+from lm_eval_persian_culture.text.persian import fold
+from lm_eval_persian_culture.scoring.records import decode_record, encode_record
 from lm_eval_persian_culture.scoring.numbers import extract_number
 from lm_eval_persian_culture.scoring.ranges import SIGMAS, accepted_range
 

@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Iterable, Mapping, Sequence
 
-from lm_eval_persian_culture.aggregations import (
+from lm_eval_persian_culture.scoring.aggregations import (
     group_differences,
     make_spread_aggregations,
     paired_side_rates,
     per_group_rate,
     rate,
 )
-from lm_eval_persian_culture.data import (
+from lm_eval_persian_culture.data.sources import (
     DATA_DIR_ENV,
     PROVENANCE_FIELD,
     Column,
@@ -37,12 +37,12 @@ from lm_eval_persian_culture.data import (
     load_rows,
     resolve_data_dir,
 )
-from lm_eval_persian_culture.extract import LETTERS, extract_choice, extract_yes_no, yes_no_label
-from lm_eval_persian_culture.persian import script_language
-from lm_eval_persian_culture.records import decode_record, encode_record
+from lm_eval_persian_culture.scoring.extract import LETTERS, extract_choice, extract_yes_no, yes_no_label
+from lm_eval_persian_culture.text.persian import script_language
+from lm_eval_persian_culture.scoring.records import decode_record, encode_record
 from lm_eval_persian_culture.scoring import llm_extract as llm_extract_lib
 from lm_eval_persian_culture.scoring.run_context import chat_template_keeps_system, lm_eval_context
-from lm_eval_persian_culture.taskgen import SIGNED, magnitude_name
+from lm_eval_persian_culture.tasks._taskgen import SIGNED, magnitude_name
 
 logger = logging.getLogger("lm_eval_persian_culture")
 

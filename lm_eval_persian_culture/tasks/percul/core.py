@@ -16,11 +16,11 @@ import logging
 from functools import partial
 from typing import Any, Iterable, Mapping, Sequence
 
-from lm_eval_persian_culture.aggregations import macro_rate, rate, slug
-from lm_eval_persian_culture.data import PROVENANCE_FIELD, DataSchemaError, resolve_data_dir
-from lm_eval_persian_culture.extract import LETTERS, extract_choice
-from lm_eval_persian_culture.persian import PERSIAN_DIGITS
-from lm_eval_persian_culture.records import decode_record, encode_record
+from lm_eval_persian_culture.scoring.aggregations import macro_rate, rate, slug
+from lm_eval_persian_culture.data.sources import PROVENANCE_FIELD, DataSchemaError, resolve_data_dir
+from lm_eval_persian_culture.scoring.extract import LETTERS, extract_choice
+from lm_eval_persian_culture.text.persian import PERSIAN_DIGITS
+from lm_eval_persian_culture.scoring.records import decode_record, encode_record
 from lm_eval_persian_culture.tasks.percul.source import CATEGORIES, SPLITS, load_items
 
 logger = logging.getLogger("lm_eval_persian_culture")

@@ -9,7 +9,7 @@ its interface stable:
   ``{"id": str, "category": one of CATEGORIES, "topic": str, "story": str,
   "options": [4 str], "answer_index": int 0-3}``, and the provenance string of the source.
 
-Where the data comes from (``lm_eval_persian_culture.data``): a local copy when a data dir
+Where the data comes from (``lm_eval_persian_culture.data.sources``): a local copy when a data dir
 is set (``--metadata '{"data_dir": ...}'`` or ``PERSIAN_CULTURE_DATA_DIR``), laid out like
 the hub, ``<data_dir>/percul/<split>.jsonl`` (or ``.csv`` / ``.parquet``) with the hub's
 column names (ID, Category, Topic, Story, Choice 1-4, Correct Choice); otherwise the hub.
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from lm_eval_persian_culture.data import (
+from lm_eval_persian_culture.data.sources import (
     DATA_DIR_ENV,
     Column,
     DataNotFoundError,

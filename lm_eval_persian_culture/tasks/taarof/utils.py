@@ -17,7 +17,7 @@ import re
 from functools import partial
 from pathlib import Path
 
-from lm_eval_persian_culture.data import (
+from lm_eval_persian_culture.data.sources import (
     Column,
     DataSchemaError,
     Schema,
@@ -30,7 +30,7 @@ from lm_eval_persian_culture.data import (
 )
 from lm_eval.api.samplers import ContextSampler
 
-from lm_eval_persian_culture.aggregations import (
+from lm_eval_persian_culture.scoring.aggregations import (
     judge_accuracy,
     judge_accuracy_paper,
     judge_error_count,
@@ -39,7 +39,7 @@ from lm_eval_persian_culture.aggregations import (
     make_paired_test_aggregations,
     make_topic_aggregations,
 )
-from lm_eval_persian_culture.judge_filter import judged_metrics, prepare_judge, run_judge, template_id
+from lm_eval_persian_culture.judge.filter import judged_metrics, prepare_judge, run_judge, template_id
 
 RELEASE_COMMIT = "6643f6c993c7b28eb8c09dab824bdb9f49009978"
 _RAW = f"https://raw.githubusercontent.com/niktaas/TAAROFBENCH/{RELEASE_COMMIT}/data/"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from lm_eval_persian_culture.data import DataSchemaError
+from lm_eval_persian_culture.data.sources import DataSchemaError
 
 PERSIAN_SPLIT = "original_persian"
 # PerCul's 11 categories (TARAZ sec. 3) -> the phrase that fills "چه <...>" in the question.

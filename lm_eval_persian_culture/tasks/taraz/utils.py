@@ -13,7 +13,7 @@ from collections import OrderedDict
 from functools import partial
 from pathlib import Path
 
-from lm_eval_persian_culture.data import (
+from lm_eval_persian_culture.data.sources import (
     Column,
     DataNotFoundError,
     DataSchemaError,
@@ -24,8 +24,8 @@ from lm_eval_persian_culture.data import (
     sha256_file,
     to_dataset,
 )
-from lm_eval_persian_culture.judge_filter import judge_for, prepare_judge, template_id
-from lm_eval_persian_culture.records import decode_record, encode_record
+from lm_eval_persian_culture.judge.filter import judge_for, prepare_judge, template_id
+from lm_eval_persian_culture.scoring.records import decode_record, encode_record
 from lm_eval_persian_culture.scoring import short_answer as sa
 from lm_eval_persian_culture.scoring.embeddings import prepare_embedding_model
 
@@ -261,7 +261,7 @@ def score_filter(resps, docs):
 
 def score_filter_judged(resps, docs):
     """As :func:`score_filter`, plus the paper's LLM judge (one concurrent, cached batch)."""
-    from lm_eval_persian_culture import judge_filter
+    from lm_eval_persian_culture.judge import filter as judge_filter
 
     rows = _records(resps, docs)
     js = judge_filter._active or prepare_judge({})

@@ -68,7 +68,7 @@ class UserInputError(ValueError):
 
 def user_errors() -> tuple[type[BaseException], ...]:
     """Errors a user can fix: one message, exit status 2, no traceback (unless DEBUG)."""
-    from lm_eval_persian_culture.data import DataNotFoundError, DataSchemaError
+    from lm_eval_persian_culture.data.sources import DataNotFoundError, DataSchemaError
     from lm_eval_persian_culture.judge.settings import JudgeConfigError, JudgeFailureError
 
     return (PreflightError, JudgeConfigError, JudgeFailureError, DataNotFoundError, DataSchemaError, UserInputError)
@@ -234,7 +234,7 @@ def check_task_data(name: str, entry, task_manager, report: PreflightReport) -> 
 
     from lm_eval_persian_culture.judge.settings import JudgeConfigError
 
-    from lm_eval_persian_culture import judge_filter
+    from lm_eval_persian_culture.judge import filter as judge_filter
 
     try:
         cfg = load_yaml(entry.yaml_path, resolve_func=True)
@@ -268,7 +268,7 @@ def check_task_data(name: str, entry, task_manager, report: PreflightReport) -> 
 
 
 def _data_problem(report: PreflightReport, name: str, err: BaseException) -> None:
-    from lm_eval_persian_culture.data import DataNotFoundError, DataSchemaError
+    from lm_eval_persian_culture.data.sources import DataNotFoundError, DataSchemaError
     from lm_eval_persian_culture.judge.settings import JudgeConfigError
 
     if isinstance(err, (DataNotFoundError, DataSchemaError)):
@@ -408,7 +408,7 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
     signature = inspect.signature(original)
 
     def simple_evaluate(*args, **kwargs):
-        from lm_eval_persian_culture import judge_filter
+        from lm_eval_persian_culture.judge import filter as judge_filter
         from lm_eval_persian_culture.judge.settings import JudgeFailureError
 
         bound = signature.bind_partial(*args, **kwargs)
@@ -488,7 +488,7 @@ def debug_wanted(args: Any = None) -> bool:
 
 def fail(message: str) -> None:
     """Print one message as the last thing the process prints, and exit with status 2."""
-    from lm_eval_persian_culture import judge_filter
+    from lm_eval_persian_culture.judge import filter as judge_filter
 
     sys.stdout.flush()
     judge_filter._print_usage_at_exit()  # before the message, so the message stays last
@@ -507,7 +507,7 @@ def user_error_message(err: BaseException) -> str | None:
 
 
 def tasks_not_found_message(missing: Sequence[str]) -> str:
-    from lm_eval_persian_culture.catalogue import pack_task_names
+    from lm_eval_persian_culture.harness.catalogue import pack_task_names
 
     names = pack_task_names()
     return "Tasks not found: " + ", ".join(f"{m}{suggest(m, names)}" for m in missing)

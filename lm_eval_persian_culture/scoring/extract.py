@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, Sequence
 
-from lm_eval_persian_culture.persian import normalize
+from lm_eval_persian_culture.text.persian import normalize
 
 LETTERS = ("A", "B", "C", "D")
 PERSIAN_LETTERS = {"الف": "A", "ب": "B", "ج": "C", "د": "D"}

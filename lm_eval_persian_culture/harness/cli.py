@@ -39,10 +39,10 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.exit(agreement_main(argv[1:]))
     if argv[:1] in (["report"], ["export"], ["rejudge"]):
-        from lm_eval_persian_culture import preflight
+        from lm_eval_persian_culture.harness import preflight
 
         if argv[0] == "rejudge":
-            from lm_eval_persian_culture.rejudge import main as command
+            from lm_eval_persian_culture.harness.rejudge import main as command
         else:
             from lm_eval_persian_culture.report import export_main, report_main
 
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
         # Generation only: judged tasks log their samples unscored instead of demanding a
         # judge. An explicit judge_model in --metadata still wins.
         os.environ.setdefault("PERSIAN_CULTURE_JUDGE_MODEL", "none")
-    from lm_eval_persian_culture.decoding.model_defaults import DecodingError, apply_decoding_option
+    from lm_eval_persian_culture.harness.decoding import DecodingError, apply_decoding_option
 
     try:
         argv = apply_decoding_option(argv)  # --decoding greedy|model_default (the pack's flag)
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
     install_into_lm_eval()
     from lm_eval.__main__ import cli_evaluate
 
-    from lm_eval_persian_culture.data import DataNotFoundError, DataSchemaError
+    from lm_eval_persian_culture.data.sources import DataNotFoundError, DataSchemaError
     from lm_eval_persian_culture.scoring.embeddings import EmbeddingConfigError
 
     sys.argv = ["lm-eval-persian", *argv]

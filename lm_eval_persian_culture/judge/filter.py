@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Callable, Mapping, Sequence
 
-from lm_eval_persian_culture.records import decode_record, encode_record
+from lm_eval_persian_culture.scoring.records import decode_record, encode_record
 from lm_eval_persian_culture.judge import (
     VERDICT_MAX_TOKENS,
     Judge,

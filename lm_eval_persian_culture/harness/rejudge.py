@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from lm_eval_persian_culture.preflight import UserInputError, check_tasks, failure_message
+from lm_eval_persian_culture.harness.preflight import UserInputError, check_tasks, failure_message
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
@@ -93,7 +93,7 @@ def judged_pack_tasks(results: Mapping, task_manager) -> list[str]:
     """Pack tasks of the run whose score goes through a custom filter (the judge or an extractor)."""
     from lm_eval.tasks._yaml_loader import load_yaml
 
-    from lm_eval_persian_culture.preflight import _in_pack
+    from lm_eval_persian_culture.harness.preflight import _in_pack
 
     index = task_manager.task_index
     judged = []
@@ -186,7 +186,7 @@ def rejudge(path: Path, overrides: Mapping[str, Any]) -> tuple[Path, dict, list[
     from lm_eval.loggers import EvaluationTracker
 
     import lm_eval_persian_culture as pack
-    from lm_eval_persian_culture import judge_filter
+    from lm_eval_persian_culture.judge import filter as judge_filter
 
     results_path, original = find_run(path)
     index_tm = pack.task_manager(include_defaults=False)
@@ -253,7 +253,7 @@ def rejudge(path: Path, overrides: Mapping[str, Any]) -> tuple[Path, dict, list[
 
 def main(argv: list[str] | None = None) -> None:
     from lm_eval_persian_culture.judge import JudgeFailureError
-    from lm_eval_persian_culture.preflight import _parse_metadata
+    from lm_eval_persian_culture.harness.preflight import _parse_metadata
 
     parser = argparse.ArgumentParser(prog="lm-eval-persian rejudge", description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", type=Path, help="the run's --output_path (or one results_*.json in it)")

@@ -88,7 +88,7 @@ def install_into_lm_eval() -> None:
     ``simple_evaluate`` and the ``run``/``validate`` subcommands when lm-eval imports them).
     Called by the startup hook and by the wrapper CLI; add further patches here, each idempotent.
     """
-    from lm_eval_persian_culture import preflight
+    from lm_eval_persian_culture.harness import preflight
 
     preflight.install()
     _patch_task_manager()

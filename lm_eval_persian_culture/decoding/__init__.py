@@ -1,1 +1,0 @@
-"""Decoding settings beyond lm-eval's flags (see model_defaults)."""
