@@ -40,6 +40,15 @@ class DataNotFoundError(FileNotFoundError):
     """A configured local data directory lacks a file the benchmark needs."""
 
 
+def id_problem(value: Any) -> str | None:
+    """``Column(..., kind=object, check=id_problem)``: an id is a non-empty string or an integer."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return f"expected a string or integer id, got {type(value).__name__} {value!r}"
+    if isinstance(value, str) and not value.strip():
+        return "is empty"
+    return None
+
+
 @dataclass(frozen=True)
 class Column:
     """One field every row must carry."""

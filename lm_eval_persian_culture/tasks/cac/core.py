@@ -21,6 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from lm_eval_persian_culture.scoring.aggregations import NAN, mean_or_nan, rate, slug
 from lm_eval_persian_culture.data.sources import (
+    id_problem,
     DATA_DIR_ENV,
     PROVENANCE_FIELD,
     Column,
@@ -140,21 +141,13 @@ def doc_to_text(doc: dict) -> str:
 
 
 # --------------------------------------------------------------------------- schema
-def _id_problem(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        return f"expected a string or integer id, got {type(value).__name__} {value!r}"
-    if isinstance(value, str) and not value.strip():
-        return "is empty"
-    return None
-
-
 def _pick_problem(value: int) -> str | None:
     return None if 1 <= value <= 5 else f"has value {value!r}, expected a response number 1-5"
 
 
 CONVERSATION_SCHEMA = Schema(
     (
-        Column("id", kind=object, check=_id_problem),
+        Column("id", kind=object, check=id_problem),
         Column("situation"),
         Column("relationship", check=_known_problem(RELATIONSHIPS)),
         Column("stylistic_axis", check=_known_problem(AXES)),
@@ -168,9 +161,9 @@ CONVERSATION_SCHEMA = Schema(
 def _annotation_schema(countries: Mapping[str, str]) -> Schema:
     return Schema(
         (
-            Column("conversation_id", kind=object, check=_id_problem),
+            Column("conversation_id", kind=object, check=id_problem),
             Column("country", check=_known_problem(countries)),
-            Column("annotator", kind=object, check=_id_problem),
+            Column("annotator", kind=object, check=id_problem),
             Column("pick", kind=int, check=_pick_problem),
         )
     )

@@ -26,6 +26,7 @@ from lm_eval_persian_culture.scoring.aggregations import (
     rate,
 )
 from lm_eval_persian_culture.data.sources import (
+    id_problem,
     DATA_DIR_ENV,
     PROVENANCE_FIELD,
     Column,
@@ -136,14 +137,6 @@ def doc_to_text(doc: dict) -> str:
 
 
 # --------------------------------------------------------------------------- schema
-def _id_problem(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        return f"expected a string or integer id, got {type(value).__name__} {value!r}"
-    if isinstance(value, str) and not value.strip():
-        return "is empty"
-    return None
-
-
 def _letter(value: str) -> str | None:
     text = value.strip().strip("()[]. ").upper()
     return text if text in LETTERS else None
@@ -162,7 +155,7 @@ def _yes_no_problem(value: str) -> str | None:
 
 MCQ_SCHEMA = Schema(
     (
-        Column("id", kind=object, check=_id_problem),
+        Column("id", kind=object, check=id_problem),
         Column("question"),
         Column("option_a"),
         Column("option_b"),
@@ -173,8 +166,8 @@ MCQ_SCHEMA = Schema(
 )
 BINARY_SCHEMA = Schema(
     (
-        Column("id", kind=object, check=_id_problem),
-        Column("pair_id", kind=object, check=_id_problem),
+        Column("id", kind=object, check=id_problem),
+        Column("pair_id", kind=object, check=id_problem),
         Column("polarity", choices=("positive", "negative")),
         Column("statement"),
         Column("answer", check=_yes_no_problem),

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from lm_eval_persian_culture.data.sources import (
+    id_problem,
     DATA_DIR_ENV,
     Column,
     DataNotFoundError,
@@ -84,17 +85,9 @@ def _category_problem(value: str) -> str | None:
     return None
 
 
-def _id_problem(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        return f"expected a string or integer id, got {type(value).__name__} {value!r}"
-    if isinstance(value, str) and not value.strip():
-        return "is empty"
-    return None
-
-
 SCHEMA = Schema(
     (
-        Column("ID", kind=object, check=_id_problem),
+        Column("ID", kind=object, check=id_problem),
         Column("Category", check=_category_problem),
         Column("Topic", allow_empty=True),
         Column("Story"),
