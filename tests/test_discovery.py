@@ -204,6 +204,41 @@ def test_plain_lm_eval_runs_the_users_command_on_the_tiny_model(shared_data, tin
 
 
 @pytest.mark.e2e
+def test_plain_lm_eval_with_the_local_judge_needs_no_key_and_no_server(shared_data, tiny_model, tmp_path):
+    """Issue #8's "done when": the user's command, a clean install, an open judge run in-process."""
+    from tests.tiny_model import build_tiny_model
+
+    judge_dir = build_tiny_model(tmp_path / "tiny-judge", seed=3)  # not the evaluated model (self-judging guard)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "taarof").symlink_to(shared_data / "taarof")
+    (data / "divan").symlink_to(DIVAN_FIXTURES / "divan")
+    out = tmp_path / "OUT"
+    meta = {"data_dir": str(data), "judge_model": f"hf:{judge_dir}", "judge_max_error_rate": 1.0,
+            "divan_llm_extractor": False}  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if not k.endswith("API_KEY")}  # no key anywhere
+    proc = subprocess.run(
+        [str(BIN / "lm_eval"), "run", "--tasks", "taarof_expected,divan_binary", "--model", "hf",
+         "--model_args", f"pretrained={tiny_model},dtype=float32", "--device", "cpu", "--limit", "4",
+         "--gen_kwargs", "max_gen_toks=16", "--apply_chat_template", "--log_samples", "--output_path", str(out),
+         "--metadata", json.dumps(meta)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=900, env={**env, "OMP_NUM_THREADS": "1"},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    results = json.loads(next(out.rglob("results_*.json")).read_text())
+    records = [json.loads(json.loads(line)["filtered_resps"][0])
+               for p in out.rglob("samples_taarof_expected_*.jsonl") for line in p.read_text().splitlines()]
+    # a random tiny judge answers garbage: every unreadable answer is a judge error, never a "No"
+    unjudged = [r for r in records if r["verdict"] is None]
+    assert len(records) == 4
+    assert results["results"]["taarof_expected"]["judge_errors,judge"] == len(unjudged)
+    assert all(r["judge_error"].startswith("unparseable") for r in unjudged)
+    assert all(r["judge_model"] == f"hf:{judge_dir}" for r in records)
+    assert results["configs"]["taarof_expected"]["metadata"]["judge"]["backend"] == "transformers (in-process)"
+    assert results["n-samples"]["divan_binary"]["effective"] == 4
+
+
+@pytest.mark.e2e
 def test_simple_evaluate_with_lm_evals_default_task_manager(tmp_path):
     # No task_manager argument: lm-eval builds its own TaskManager, which the hook widened.
     code = (
