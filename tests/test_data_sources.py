@@ -117,7 +117,7 @@ def test_online_default_is_pinned_to_the_release_commit():
 
 
 def test_schema_error_happens_before_generation(shared_data, tmp_path, tiny_model):
-    """A malformed source stops lm-eval at task loading: no sample is generated."""
+    """A malformed source stops the run before the model loads (the pre-flight runs each task's loader)."""
     import lm_eval
 
     import lm_eval_persian_culture as pack
@@ -125,7 +125,9 @@ def test_schema_error_happens_before_generation(shared_data, tmp_path, tiny_mode
     path = _copy_taarof(shared_data, tmp_path) / "non-taarof.jsonl"
     _rewrite_row(path, 2, Context="")
     tm = pack.task_manager(include_defaults=False, metadata={"data_dir": str(tmp_path), "judge_model": "none"})
-    with pytest.raises(DataSchemaError, match=r"row 2: field 'Context' is empty"):
+    from lm_eval_persian_culture.harness.preflight import PreflightError
+
+    with pytest.raises((DataSchemaError, PreflightError), match=r"row 2: field 'Context' is empty"):
         lm_eval.simple_evaluate(
             model="hf", model_args=f"pretrained={tiny_model},dtype=float32", device="cpu",
             tasks=["taarof_non_taarof"], task_manager=tm, limit=2,

@@ -140,7 +140,9 @@ def test_wrapper_with_the_same_include_path_indexes_once(tmp_path):
         "main(sys.argv[1:])\n"
     )
     args = ["validate", "--tasks", "taarof_expected", "--include_path", pack.tasks_dir()]
-    out = run([sys.executable, "-c", code, *args], tmp_path)
+    # validate runs the pre-flight too: give it the data and say no judge is wanted
+    out = run([sys.executable, "-c", code, *args], tmp_path, PERSIAN_CULTURE_DATA_DIR=str(REPO.parent / "shared" / "data"),
+              PERSIAN_CULTURE_JUDGE_MODEL="none")
     assert out.returncode == 0, out.stdout + out.stderr
     calls = [json.loads(line[len("INDEX ") :].replace("'", '"')) for line in out.stderr.splitlines() if line.startswith("INDEX ")]  # fmt: skip
     assert len(calls) == 1
@@ -155,8 +157,13 @@ def test_plain_lm_eval_ls_lists_pack_tasks_among_builtins(tmp_path):
         assert name in out.stdout, name
 
 
-def test_plain_lm_eval_validate_finds_pack_tasks(tmp_path):
-    out = run([str(BIN / "lm_eval"), "validate", "--tasks", "taarof_expected,divan_binary"], tmp_path)
+def test_plain_lm_eval_validate_finds_pack_tasks(shared_data, tmp_path):
+    data = tmp_path / "data"  # validate runs the pre-flight: it needs both benchmarks' data
+    data.mkdir()
+    (data / "taarof").symlink_to(shared_data / "taarof")
+    (data / "divan").symlink_to(DIVAN_FIXTURES / "divan")
+    out = run([str(BIN / "lm_eval"), "validate", "--tasks", "taarof_expected,divan_binary"], tmp_path,
+              PERSIAN_CULTURE_DATA_DIR=str(data), PERSIAN_CULTURE_JUDGE_MODEL="none")
     assert out.returncode == 0, out.stdout + out.stderr[-3000:]
     assert "All tasks found and valid" in out.stdout
 

@@ -338,6 +338,9 @@ def check_judge(js: JudgeSettings, report: PreflightReport, tasks: Sequence[str]
         report.checked.append(f"judge {js.model} at {shown}: reachable (the server does not list models)")
         return
     except openai.APIStatusError as err:
+        if err.status_code in (405, 501):  # reachable; GET /models simply not implemented (as 404 above)
+            report.checked.append(f"judge {js.model} at {shown}: reachable (the server does not list models)")
+            return
         report.add_problem("judge", f"the judge at {shown} ({setting}) answered GET /models with HTTP "
                                     f"{err.status_code}", task)  # fmt: skip
         return
