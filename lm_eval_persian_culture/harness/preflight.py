@@ -71,7 +71,10 @@ def user_errors() -> tuple[type[BaseException], ...]:
     from lm_eval_persian_culture.data.sources import DataNotFoundError, DataSchemaError
     from lm_eval_persian_culture.judge.settings import JudgeConfigError, JudgeFailureError
 
-    return (PreflightError, JudgeConfigError, JudgeFailureError, DataNotFoundError, DataSchemaError, UserInputError)
+    from lm_eval_persian_culture.scoring.embeddings import EmbeddingConfigError
+
+    return (PreflightError, JudgeConfigError, JudgeFailureError, DataNotFoundError, DataSchemaError, UserInputError,
+            EmbeddingConfigError)
 
 
 @dataclass

@@ -70,10 +70,12 @@ def test_gated_dataset_is_one_line_without_traceback(gated_hub, tmp_path):
     assert out.returncode == 2, out.stderr[-3000:]
     assert "Traceback" not in out.stderr
     assert any("teias-ai/percul" in path for _, path in _GatedHub.requests)  # the client did ask the hub
-    errors = [line for line in out.stderr.splitlines() if line.startswith("lm-eval-persian: error:")]
+    # the pre-flight finds it before the model loads: one problem, one line naming what to do
+    assert "pre-flight: 1 problem found before loading the model" in out.stderr, out.stderr[-3000:]
+    errors = [line.strip() for line in out.stderr.splitlines() if line.strip().startswith("1. data [percul]: ")]
     assert len(errors) == 1, out.stderr[-3000:]
     assert errors[0] == (
-        "lm-eval-persian: error: PerCul (teias-ai/percul) is a gated dataset: accept its terms on "
+        "1. data [percul]: PerCul (teias-ai/percul) is a gated dataset: accept its terms on "
         "https://huggingface.co/datasets/teias-ai/percul while logged in, then log in here with "
         "`huggingface-cli login` (or set HF_TOKEN); or pass a local copy: --metadata "
         "'{\"data_dir\": \"DIR\"}' with DIR/percul/original_persian.jsonl."
@@ -91,5 +93,5 @@ def test_malformed_local_copy_is_one_line_before_generation(tmp_path):
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     out = _cli("run", "--tasks", "percul_en", "--model", "dummy", "--metadata", json.dumps({"data_dir": str(tmp_path)}))
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr[-3000:]
-    assert (f"lm-eval-persian: error: {path}: row 4: field 'Correct Choice' has value 7, "
+    assert (f"  1. data [percul_en]: {path}: row 4: field 'Correct Choice' has value 7, "
             "expected one of [1, 2, 3, 4]") in out.stderr.splitlines()  # fmt: skip

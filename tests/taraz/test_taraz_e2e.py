@@ -144,5 +144,6 @@ def test_paper_embedding_model_fails_at_load_not_mid_run(shared_data, tiny_model
                     json.dumps({"data_dir": str(shared_data)})])  # fmt: skip
     assert proc.returncode != 0
     assert "transformers>=4.51,<5" in proc.stderr and "maux-gte-persian-v3" in proc.stderr
-    assert "Traceback" not in proc.stderr and "lm-eval-persian: error: embedding_model=" in proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr[proc.stderr.find("Traceback") - 1500:][:3000]
+    assert "EmbeddingConfigError: embedding_model=" in proc.stderr  # at pre-flight, before the model loads
     assert not list(out.rglob("samples_*.jsonl"))  # nothing generated
