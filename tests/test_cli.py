@@ -95,7 +95,7 @@ def test_include_path_list_puts_pack_first_once(tmp_path):
 def test_no_double_index_when_lm_eval_discovers_entry_points(monkeypatch):
     from lm_eval_persian_culture import harness
 
-    monkeypatch.setattr(harness, "lm_eval_discovers_entry_points", lambda: True)
+    monkeypatch.setattr(harness.discovery, "lm_eval_discovers_entry_points", lambda: True)
     assert harness.with_pack_path(None) is None
     assert harness.with_pack_path(["/x", pack.tasks_dir()]) == ["/x"]
 

@@ -120,7 +120,7 @@ def test_not_indexed_by_the_pack_when_lm_eval_discovers_the_entry_point(indexed_
     # A future lm-eval that reads the `lm_eval.tasks` entry-point group indexes the pack itself.
     from lm_eval.tasks import TaskManager
 
-    monkeypatch.setattr(harness, "lm_eval_discovers_entry_points", lambda: True)
+    monkeypatch.setattr(harness.discovery, "lm_eval_discovers_entry_points", lambda: True)
     TaskManager(include_defaults=False)
     TaskManager(include_path=pack.tasks_dir(), include_defaults=False)
     assert indexed_paths == [[], []]
