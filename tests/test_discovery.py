@@ -126,6 +126,30 @@ def test_not_indexed_by_the_pack_when_lm_eval_discovers_the_entry_point(indexed_
     assert indexed_paths == [[], []]
 
 
+def test_a_run_of_pack_tasks_only_skips_lm_evals_builtin_index(indexed_paths, tmp_path):
+    from lm_eval.tasks import TaskManager
+
+    with harness.discovery.skip_builtin_index(["taarof_expected", "divan_sp1", "persian_culture"]) as skipped:
+        tm = TaskManager()
+    assert skipped
+    assert indexed_paths[-1] == [pack.TASKS_DIR]  # the pack alone: lm-eval's ~14,700 YAMLs were not read
+    assert "taarof_expected" in tm.all_subtasks and "persian_culture" in tm.all_groups
+    # Anything else asked for (a built-in name, a YAML path) keeps lm-eval's whole index.
+    assert not harness.discovery.only_pack_tasks(["taarof_expected", "hellaswag"])
+    assert not harness.discovery.only_pack_tasks(["/tmp/my_task.yaml"])
+    # The user's own --include_path tasks beside the pack's need no built-in index either.
+    (tmp_path / "mine.yaml").write_text("task: my_own_task\ndataset_path: json\noutput_type: generate_until\n"
+                                        "doc_to_text: q\ndoc_to_target: a\n")
+    assert harness.discovery.only_pack_tasks(["my_own_task", "taarof_expected"], include_path=str(tmp_path))
+    assert not harness.discovery.only_pack_tasks(["my_own_task", "taarof_expected"])
+    with harness.discovery.skip_builtin_index(["taarof_expected", "hellaswag"]) as skipped:
+        assert not skipped
+    # An explicit include_defaults is the caller's choice, and the switch is off again outside.
+    with harness.discovery.skip_builtin_index(["taarof_expected"]):
+        TaskManager(include_defaults=False)
+    assert not harness.discovery._builtin_index_skipped
+
+
 def test_wrapper_with_the_same_include_path_indexes_once(tmp_path):
     # The wrapper and the hook both patch; --include_path names the same folder a third time.
     code = (
@@ -145,8 +169,15 @@ def test_wrapper_with_the_same_include_path_indexes_once(tmp_path):
               PERSIAN_CULTURE_JUDGE_MODEL="none")
     assert out.returncode == 0, out.stdout + out.stderr
     calls = [json.loads(line[len("INDEX ") :].replace("'", '"')) for line in out.stderr.splitlines() if line.startswith("INDEX ")]  # fmt: skip
-    assert len(calls) == 1
-    assert [Path(p).resolve() for p in calls[0]].count(pack.TASKS_DIR) == 1
+    # two indexes: the check that only pack tasks are asked for, then validate's own; in each the
+    # pack once, and lm-eval's built-in folder in neither (taarof_expected is the pack's)
+    import lm_eval.tasks
+
+    builtin = Path(lm_eval.tasks.__file__).resolve().parent
+    assert len(calls) == 2
+    for call in calls:
+        paths = [Path(p).resolve() for p in call]
+        assert paths.count(pack.TASKS_DIR) == 1 and builtin not in paths
 
 
 # ------------------------------------------------------------------ the real console script

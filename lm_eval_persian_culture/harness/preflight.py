@@ -432,8 +432,13 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
                 # What simple_evaluate would build after loading the model, built before it instead.
                 from lm_eval.tasks import TaskManager
 
+                from lm_eval_persian_culture.harness.discovery import only_pack_tasks
+
                 metadata = _parse_model_args(model_args) | dict(params.get("metadata") or {})
-                task_manager = params["task_manager"] = TaskManager(metadata=metadata)
+                requested = list(tasks) if isinstance(tasks, (list, tuple)) else [tasks]
+                pack_only = all(isinstance(t, str) for t in requested) and only_pack_tasks(requested)
+                # Only pack tasks asked for: lm-eval's own index (~10 s) would find nothing we need.
+                task_manager = params["task_manager"] = TaskManager(metadata=metadata, include_defaults=not pack_only)
             leaves: list[str] = []
             if task_manager is not None:
                 report = check_tasks(task_manager, tasks, model_args)
@@ -542,6 +547,14 @@ def guarded(fn: Callable, args: Any, output_path: str | None = None) -> Any:
     return result
 
 
+def _task_names(tasks: Any) -> list[str]:
+    """The --tasks value (``a,b`` or a list) as names; paths and patterns stay as given."""
+    if not tasks:
+        return []
+    items = tasks.split(",") if isinstance(tasks, str) else [str(t) for t in tasks]
+    return [t.strip() for t in items if t.strip()]
+
+
 def _patch_run(module) -> None:
     cls = module.Run
     current = cls.__dict__.get("_execute")
@@ -550,7 +563,10 @@ def _patch_run(module) -> None:
         return
 
     def _execute(args):
-        return guarded(lambda: original(args), args, getattr(args, "output_path", None))
+        from lm_eval_persian_culture.harness.discovery import skip_builtin_index
+
+        with skip_builtin_index(_task_names(getattr(args, "tasks", None)), getattr(args, "include_path", None)):
+            return guarded(lambda: original(args), args, getattr(args, "output_path", None))
 
     _execute._persian_culture_preflight = True
     cls._execute = staticmethod(_execute)
@@ -574,7 +590,10 @@ def _patch_validate(module) -> None:
         )  # fmt: skip
 
     def _execute(self, args) -> None:
-        guarded(lambda: validate(args), args)
+        from lm_eval_persian_culture.harness.discovery import skip_builtin_index
+
+        with skip_builtin_index(_task_names(getattr(args, "tasks", None)), getattr(args, "include_path", None)):
+            guarded(lambda: validate(args), args)
 
     _execute._persian_culture_preflight = True
     cls._add_args = _add_args

@@ -80,6 +80,7 @@ def test_cli_run_taarof_group_with_judge(shared_data, tiny_model, judge_server, 
         "run", "--model", "hf", "--model_args", f"pretrained={tiny_model},dtype=float32", "--device", "cpu",
         "--tasks", "taarof", "--limit", "5", "--apply_chat_template", "--log_samples", "--output_path", str(out),
         "--metadata", metadata(shared_data, judge_server, judge_timeout=1.5),
+        "--gen_kwargs", "max_gen_toks=16",  # the scripted judge reads the scenario, not the reply; keeps CI fast
     ]  # fmt: skip
     proc = run_cli(args, {"MY_JUDGE_KEY": SECRET})
     assert proc.returncode == 0, proc.stderr[-4000:]
@@ -171,7 +172,7 @@ def test_python_api_judge_failures_past_threshold_fail_loudly(shared_data, tiny_
         lm_eval.simple_evaluate(
             model="hf", model_args=f"pretrained={tiny_model},dtype=float32", device="cpu",
             tasks=["taarof_non_taarof"], task_manager=pack.task_manager(include_defaults=False, metadata=meta),
-            limit=3, apply_chat_template=True,
+            limit=3, apply_chat_template=True, gen_kwargs="max_gen_toks=8",
         )  # fmt: skip
     assert judge_server.request_count == 3 * 2  # each item: first try + 1 retry
 
@@ -182,7 +183,8 @@ def test_predict_only_generates_and_logs_the_paper_prompt_without_a_judge(shared
     out = tmp_path / "OUT"
     proc = run_cli(
         ["run", "--model", "hf", "--model_args", f"pretrained={tiny_model},dtype=float32", "--device", "cpu",
-         "--tasks", "taarof", "--limit", "5", "--log_samples", "--output_path", str(out), "--predict_only"],
+         "--tasks", "taarof", "--limit", "5", "--log_samples", "--output_path", str(out), "--predict_only",
+         "--gen_kwargs", "max_gen_toks=16"],
         {"PERSIAN_CULTURE_DATA_DIR": str(shared_data)},
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-4000:]
@@ -219,7 +221,7 @@ def test_gender_pairs_and_persian_condition_through_the_python_api(shared_data, 
         res = lm_eval.simple_evaluate(
             model="hf", model_args=f"pretrained={tiny_model},dtype=float32", device="cpu",
             tasks=["taarof_gender", "taarof_expected_fa"], task_manager=tm, limit=3,
-            apply_chat_template=True, log_samples=True,
+            apply_chat_template=True, log_samples=True, gen_kwargs="max_gen_toks=8",
         )  # fmt: skip
     # --limit 3 keeps pair 0 (row 0 "woman": F=Yes, M=No) and only the female half of pair 1
     # (row 1 "man" flipped to "woman": Yes). The paired metrics use pair 0 alone; accuracy uses all 3.
