@@ -221,6 +221,38 @@ def run_bare_http(base_url: str, settings: JudgeSettings, prompts: list[str]) ->
     return elapsed, cpu
 
 
+def run_openai_raw_post(base_url: str, settings: JudgeSettings, prompts: list[str]) -> tuple[float, float]:
+    """The openai client kept (its errors: APITimeoutError, RateLimitError, ...; its connection pool),
+    but the request sent with ``client.post(..., cast_to=httpx.Response)`` and the JSON read with
+    json.loads: no request-parameter transformation, no response models. The fix this bench suggests
+    for judge/remote.py."""
+    try:
+        import httpx2 as httpx
+    except ImportError:  # pragma: no cover - older openai
+        import httpx
+    import json
+
+    client = openai.OpenAI(base_url=base_url, api_key="EMPTY", timeout=settings.timeout, max_retries=0)
+
+    def ask(prompt: str) -> str:
+        body = {
+            "model": settings.model,
+            "messages": [{"role": "system", "content": settings.system_prompt}, {"role": "user", "content": prompt}],
+            "temperature": settings.temperature,
+            "max_tokens": 16,
+        }
+        response = client.post("/chat/completions", body=body, cast_to=httpx.Response)
+        return json.loads(response.content)["choices"][0]["message"]["content"]
+
+    start, cpu = time.perf_counter(), time.process_time()
+    with ThreadPoolExecutor(max_workers=min(settings.concurrency, len(prompts))) as pool:
+        answers = list(pool.map(ask, prompts))
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    client.close()
+    assert [parse_yes_no(a) for a in answers] == [parse_yes_no(scripted_answer(p, {})) for p in prompts]
+    return elapsed, cpu
+
+
 def run_bare_async_client(base_url: str, settings: JudgeSettings, prompts: list[str]) -> tuple[float, float]:
     """As run_bare_client, through openai.AsyncOpenAI on one event loop (a semaphore of the same size)
     instead of threads: a candidate fix, measured rather than guessed."""
@@ -285,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
             bare_time, bare_cpu = run_bare_client(server.base_url, settings, prompts)
             async_time, async_cpu = run_bare_async_client(server.base_url, settings, prompts)
             http_time, http_cpu = run_bare_http(server.base_url, settings, prompts)
+            raw_time, raw_cpu = run_openai_raw_post(server.base_url, settings, prompts)
             # per-request overhead of the pack's machinery: the same batch against a zero-latency server
             zero = Server(0.0, args.in_process)
             try:
@@ -344,6 +377,8 @@ def main(argv: list[str] | None = None) -> int:
           f"({async_time / floor:.3f}x floor; client CPU {async_cpu:.2f} s)")  # fmt: skip
     print(f"  plain HTTP POSTs (httpx, json.loads), same pool, no openai client: {http_time:.2f} s "
           f"({http_time / floor:.3f}x floor; client CPU {http_cpu:.2f} s)")  # fmt: skip
+    print(f"  openai client, client.post(cast_to=httpx.Response) + json.loads, same pool: {raw_time:.2f} s "
+          f"({raw_time / floor:.3f}x floor; client CPU {raw_cpu:.2f} s)")  # fmt: skip
     print(f"  zero-latency server: {z['seconds']:.3f} s for {n} judgments = "
           f"{z['seconds'] / n * 1000:.2f} ms per request of pure client+server machinery "
           f"({z['seconds'] / math.ceil(n / concurrency) * 1000:.0f} ms per wave of {concurrency})")  # fmt: skip
