@@ -21,6 +21,7 @@ import logging
 import sys
 import tempfile
 import time
+from pathlib import Path
 from unittest import mock
 
 from lm_eval_persian_culture.judge import Judge, JudgeSettings
@@ -61,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--timeout", type=float, default=0.5)
     args = parser.parse_args(argv)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from machine import describe_machine
+
+    print(describe_machine(), flush=True)
     logging.getLogger("lm_eval_persian_culture").setLevel(logging.ERROR)  # the slow-judge warnings
 
     rows = [run(args.n, args.latency, args.timeout, adaptive) for adaptive in (False, True)]

@@ -102,6 +102,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=200, help="`python -c pass` runs per venv")
     args = parser.parse_args(argv)
 
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from machine import describe_machine
+
+    print(describe_machine())
     module, pth = installed_hook_files()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PERSIAN_CULTURE_"))}
     print(f"interpreter: {sys.version.split()[0]} ({sys.executable})")
