@@ -90,7 +90,7 @@ def test_broken_json_line_is_reported_with_line_number(shared_data, tmp_path):
     lines = path.read_text(encoding="utf-8").splitlines()
     lines[9] = lines[9][:-5]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(DataSchemaError, match=r"non-taarof\.jsonl: row 9 \(line 10\): not valid JSON"):
+    with pytest.raises(DataSchemaError, match=r"non-taarof\.jsonl: row 9 \(line 10\): field 'Annotations': not valid JSON"):
         load_rows(taarof.SOURCES["non_taarof"], {"data_dir": str(tmp_path)})
 
 
