@@ -10,7 +10,8 @@ The loader then:
   of the authors' GitHub release at a commit), through ``datasets``;
 * checks every row against the benchmark's schema and raises one :class:`DataSchemaError`
   naming the file, row and field (or the columns found vs expected) before the model
-  generates anything;
+  generates anything; a local file is read strictly: bytes that are not UTF-8, a record cut
+  off by a truncated copy, malformed JSON or CSV, and an id given twice are such errors too;
 * stamps every doc with a ``provenance`` string (local path + sha256, or hub id + revision,
   or URL at a commit) that lm-eval logs with each sample, and logs it once per file.
 """
