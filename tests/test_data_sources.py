@@ -90,7 +90,7 @@ def test_broken_json_line_is_reported_with_line_number(shared_data, tmp_path):
     lines = path.read_text(encoding="utf-8").splitlines()
     lines[9] = lines[9][:-5]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(DataSchemaError, match=r"non-taarof\.jsonl: row 9 \(line 10\): not valid JSON"):
+    with pytest.raises(DataSchemaError, match=r"non-taarof\.jsonl: row 9 \(line 10\): field 'Annotations': not valid JSON"):
         load_rows(taarof.SOURCES["non_taarof"], {"data_dir": str(tmp_path)})
 
 
@@ -100,6 +100,38 @@ def test_wrong_type_and_csv_source(tmp_path):
     source = SourceFile("bench", "items.csv", Schema((Column("id", kind=int), Column("answer", kind=int))))
     with pytest.raises(DataSchemaError, match=r"items\.csv: row 1: field 'answer' expected int, got str 'x'"):
         load_rows(source, {"data_dir": str(tmp_path)})
+
+
+def test_csv_reader_keeps_quoted_line_breaks_bom_and_crlf(tmp_path):
+    """Strict CSV reading still takes what well-formed CSV allows (the shared ISN file has no final line break)."""
+    from lm_eval_persian_culture.data.sources import read_local
+
+    path = tmp_path / "items.csv"
+    path.write_bytes("\ufeffid,text\r\n1,\"سطر یک\r\nسطر دو, با ویرگول\"\r\n2,آخر".encode("utf-8"))
+    assert read_local(path) == [{"id": "1", "text": "سطر یک\r\nسطر دو, با ویرگول"}, {"id": "2", "text": "آخر"}]
+
+
+def test_bad_json_inside_a_file_is_not_called_truncated(tmp_path):
+    from lm_eval_persian_culture.data.sources import read_local
+
+    path = tmp_path / "items.jsonl"
+    path.write_text('{"id": 1, "q": "a"}\n{"id": 2, "q": "b",, "x": 1}\n{"id": 3, "q": "c"}\n', encoding="utf-8")
+    with pytest.raises(DataSchemaError, match=r"items\.jsonl: row 1 \(line 2\): field 'q': not valid JSON: "):
+        read_local(path)
+    path = tmp_path / "items.json"  # JSON lines under a .json name: the JSON-lines error is the one shown
+    path.write_text('{"id": 1, "q": "a"}\n{"id": 2, "q": "b', encoding="utf-8")
+    with pytest.raises(DataSchemaError, match=r"items\.json: row 1 \(line 2\): field 'q': the record is cut off"):
+        read_local(path)
+
+
+def test_a_json_list_of_records_names_row_and_field_of_a_bad_byte(tmp_path):
+    from lm_eval_persian_culture.data.sources import read_local
+
+    path = tmp_path / "items.json"
+    text = json.dumps([{"id": 1, "q": "a"}, {"id": 2, "q": "@"}], ensure_ascii=False, indent=2)
+    path.write_bytes(text.encode("utf-8").replace(b"@", "ب".encode("cp1256")))
+    with pytest.raises(DataSchemaError, match=r"items\.json: row 1 \(line 8\): field 'q': not valid UTF-8 \(byte 0xc8"):
+        read_local(path)
 
 
 def test_hub_mapping_that_does_not_fit_lists_columns_found():

@@ -10,15 +10,18 @@ The loader then:
   of the authors' GitHub release at a commit), through ``datasets``;
 * checks every row against the benchmark's schema and raises one :class:`DataSchemaError`
   naming the file, row and field (or the columns found vs expected) before the model
-  generates anything;
+  generates anything; a local file is read strictly: bytes that are not UTF-8, a record cut
+  off by a truncated copy, malformed JSON or CSV, and an id given twice are such errors too;
 * stamps every doc with a ``provenance`` string (local path + sha256, or hub id + revision,
   or URL at a commit) that lm-eval logs with each sample, and logs it once per file.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
+import io
 import json
 import logging
 import os
@@ -40,11 +43,15 @@ class DataNotFoundError(FileNotFoundError):
     """A configured local data directory lacks a file the benchmark needs."""
 
 
+# Characters that show nothing: a field holding only these (and whitespace) is empty.
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff"))
+
+
 def id_problem(value: Any) -> str | None:
     """``Column(..., kind=object, check=id_problem)``: an id is a non-empty string or an integer."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         return f"expected a string or integer id, got {type(value).__name__} {value!r}"
-    if isinstance(value, str) and not value.strip():
+    if isinstance(value, str) and not value.translate(_INVISIBLE).strip():
         return "is empty"
     return None
 
@@ -68,7 +75,7 @@ class Column:
             return f"expected an integer, got {value!r}"
         if not isinstance(value, self.kind):
             return f"expected {self.kind.__name__}, got {type(value).__name__} {value!r}"
-        if self.kind is str and not self.allow_empty and not value.strip():
+        if self.kind is str and not self.allow_empty and not value.translate(_INVISIBLE).strip():
             return "is empty"
         if self.choices is not None and value not in self.choices:
             return f"has value {value!r}, expected one of {list(self.choices)}"
@@ -80,6 +87,7 @@ class Column:
 @dataclass(frozen=True)
 class Schema:
     columns: tuple[Column, ...]
+    unique: tuple[str, ...] = ()  # id fields: a value may appear in one row only
 
     @property
     def names(self) -> list[str]:
@@ -104,6 +112,18 @@ class Schema:
                 msg = col.problem(row[col.name])
                 if msg:
                     raise DataSchemaError(f"{origin}: row {i}: field {col.name!r} {msg}")
+        for name in self.unique:
+            check_unique(rows, name, origin)
+
+
+def check_unique(rows: Sequence[Mapping[str, Any]], name: str, origin: str) -> None:
+    """A repeated id (compared as text, surrounding spaces ignored) names both rows."""
+    seen: dict[str, int] = {}
+    for i, row in enumerate(rows):
+        key = str(row[name]).strip()
+        if key in seen:
+            raise DataSchemaError(f"{origin}: row {i}: field {name!r} value {row[name]!r} repeats row {seen[key]}")
+        seen[key] = i
 
 
 @dataclass(frozen=True)
@@ -148,27 +168,163 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def _read_jsonl(path: Path) -> list[dict]:
+# --------------------------------------------------------------------------- reading local files
+# Every reader names the row and, where it can be told, the field of what is wrong: bytes that are
+# not UTF-8 (a file saved in Windows-1256, say), a record cut off by a truncated copy, bad JSON.
+
+TRUNCATED = "the record is cut off: the file ends mid-record (truncated?)"
+
+
+def _json_path(prefix: str) -> list[list]:
+    """The JSON containers still open at the end of ``prefix``, outermost first, each as
+    ``[bracket, current key, index of the current item]``; used to say where an error sits."""
+    stack: list[list] = []
+    last_string = None
+    i, n = 0, len(prefix)
+    while i < n:
+        c = prefix[i]
+        if c == '"':
+            j = i + 1
+            while j < n and prefix[j] != '"':
+                j += 2 if prefix[j] == "\\" else 1
+            last_string = prefix[i + 1 : j]
+            i = j + 1
+            continue
+        if c in "{[":
+            stack.append([c, None, 0])
+        elif c in "}]":
+            if stack:
+                stack.pop()
+        elif c == ":" and stack and stack[-1][0] == "{":
+            stack[-1][1] = last_string
+        elif c == "," and stack:
+            stack[-1][2] += 1
+        i += 1
+    return stack
+
+
+def _field_part(name: Any) -> str:
+    return f": field {name!r}" if isinstance(name, str) and name else ""
+
+
+def _where_in_jsonl(prefix: str) -> str:
+    """'row R (line L): field F' for a position in a JSON-lines file, given the text before it."""
+    lines = prefix.split("\n")
+    row = sum(1 for line in lines[:-1] if line.strip())
+    stack = _json_path(lines[-1])
+    return f"row {row} (line {len(lines)})" + _field_part(stack[0][1] if stack else None)
+
+
+def _where_in_json(prefix: str) -> str:
+    """'row R (id K): field F' for a position in a JSON document (a list of records, or records keyed by id)."""
+    stack = _json_path(prefix)
+    line = prefix.count("\n") + 1
+    if not stack:
+        return f"line {line}"
+    outer, inner = stack[0], (stack[1] if len(stack) > 1 else None)
+    where = f"row {outer[2]}" + (f" (id {outer[1]!r}, line {line})" if outer[0] == "{" and outer[1] else f" (line {line})")
+    return where + _field_part(inner[1] if inner and inner[0] == "{" else None)
+
+
+def _where_in_csv(prefix: str) -> str:
+    """'row R (line L): field F' for a position in a CSV file (row 0 is the first line after the header)."""
+    records = list(csv.reader(io.StringIO(prefix)))
+    line = prefix.count("\n") + 1
+    if len(records) < 2 or prefix.endswith(("\n", "\r")):
+        if not records:
+            return f"the header (line {line})"
+        if prefix.endswith(("\n", "\r")):  # the position opens a new record
+            header = records[0]
+            return f"row {len(records) - 1} (line {line})" + _field_part(header[0] if header else None)
+        return f"the header (line {line})"
+    header, current = records[0], records[-1]
+    field_index = len(current) - 1
+    name = header[field_index] if 0 <= field_index < len(header) else None
+    return f"row {len(records) - 2} (line {line})" + _field_part(name)
+
+
+def read_text(path: Path, where: Callable[[str], str]) -> str:
+    """The file as UTF-8 text (a BOM is dropped); bytes that are not UTF-8 are one error saying
+    where they sit (``where`` turns the text before them into 'row R (line L): field F')."""
+    data = path.read_bytes()
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        prefix = data[: err.start].decode("utf-8", errors="replace")
+        column = len(prefix) - (prefix.rfind("\n") + 1) + 1
+        raise DataSchemaError(
+            f"{path}: {where(prefix)}: not valid UTF-8 (byte 0x{data[err.start]:02x} at column {column}); "
+            "save the file as UTF-8"
+        ) from None
+
+
+def _read_jsonl(path: Path, text: str | None = None) -> list[dict]:
+    text = read_text(path, _where_in_jsonl) if text is None else text
+    lines = text.split("\n")
+    last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
     rows = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise DataSchemaError(f"{path}: row {len(rows)} (line {lineno}): not valid JSON: {e.msg}") from None
-            if not isinstance(obj, dict):
-                raise DataSchemaError(f"{path}: row {len(rows)} (line {lineno}): expected a JSON object")
-            rows.append(obj)
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        lineno = index + 1
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            stack = _json_path(line[: e.pos])
+            field_part = _field_part(stack[0][1] if stack else None)
+            if index == last and (e.pos >= len(line.rstrip()) or e.msg.startswith("Unterminated string")):
+                raise DataSchemaError(f"{path}: row {len(rows)} (line {lineno}){field_part}: {TRUNCATED}") from None
+            raise DataSchemaError(
+                f"{path}: row {len(rows)} (line {lineno}){field_part}: not valid JSON: {e.msg} (column {e.colno})"
+            ) from None
+        if not isinstance(obj, dict):
+            raise DataSchemaError(f"{path}: row {len(rows)} (line {lineno}): expected a JSON object")
+        rows.append(obj)
     return rows
 
 
-def _read_json(path: Path) -> list[dict]:
+class _JsonObject(dict):
+    """A parsed JSON object that remembers keys it saw twice (json.loads keeps the last silently)."""
+
+    repeated: list[tuple[str, int, int]]
+
+
+def _object_pairs(pairs: list[tuple[str, Any]]) -> _JsonObject:
+    obj, first = _JsonObject(pairs), {}
+    obj.repeated = []
+    for i, (key, _) in enumerate(pairs):
+        if key in first:
+            obj.repeated.append((key, first[key], i))
+        first.setdefault(key, i)
+    return obj
+
+
+def load_json(path: Path) -> Any:
+    """A JSON document, read strictly: non-UTF-8 bytes, a cut-off end and ids (keys) given twice
+    are errors naming the row and field."""
+    text = read_text(path, _where_in_json)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text, object_pairs_hook=_object_pairs)
     except json.JSONDecodeError as e:
-        raise DataSchemaError(f"{path}: not valid JSON: {e.msg} (line {e.lineno})") from None
+        where = _where_in_json(text[: e.pos])
+        if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
+            raise DataSchemaError(f"{path}: {where}: {TRUNCATED}") from None
+        raise DataSchemaError(f"{path}: {where}: not valid JSON: {e.msg} (column {e.colno})") from None
+    if isinstance(data, _JsonObject) and data.repeated:  # records keyed by id: an id given twice
+        key, first, second = data.repeated[0]
+        raise DataSchemaError(f"{path}: row {second}: field 'id' value {key!r} repeats row {first}")
+    records = list(data.values()) if isinstance(data, dict) else data if isinstance(data, list) else []
+    for row, record in enumerate(records):
+        if isinstance(record, _JsonObject) and record.repeated:
+            key = record.repeated[0][0]
+            raise DataSchemaError(f"{path}: row {row}: field {key!r} is given twice in one record")
+    return data
+
+
+def _read_json(path: Path) -> list[dict]:
+    data = load_json(path)
     if isinstance(data, dict):  # keyed by id, as BLEnD's annotation files are
         data = [{"id": k, **v} if isinstance(v, dict) else {"id": k, "value": v} for k, v in data.items()]
     if not isinstance(data, list):
@@ -177,8 +333,47 @@ def _read_json(path: Path) -> list[dict]:
 
 
 def _read_csv(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8-sig", newline="") as f:
-        return [dict(r) for r in csv.DictReader(f)]
+    text = read_text(path, _where_in_csv)
+    ends_cut = not text.endswith(("\n", "\r"))  # no line break after the last record
+    total_lines = text.count("\n") + (1 if ends_cut else 0)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows: list[dict] = []
+    header: list[str] | None = None
+    done_lines = 0  # lines read up to the end of the last complete record
+    try:
+        for cells in reader:
+            if header is None:
+                header, done_lines = cells, reader.line_num
+                continue
+            if not any(c.strip() for c in cells):
+                done_lines = reader.line_num
+                continue
+            if len(cells) < len(header):
+                why = (TRUNCATED if ends_cut and reader.line_num == total_lines
+                       else f"the row has {len(cells)} of the header's {len(header)} columns")  # fmt: skip
+                raise DataSchemaError(
+                    f"{path}: row {len(rows)} (line {done_lines + 1}): field {header[len(cells)]!r} is missing: {why}"
+                )
+            rows.append(dict(zip(header, cells)))
+            done_lines = reader.line_num
+    except csv.Error as e:  # strict mode: an unclosed quote at the end of the file is a cut-off record
+        record_start = sum(len(line) for line in io.StringIO(text, newline="").readlines()[:done_lines])
+        partial = next(csv.reader(io.StringIO(text[record_start:], newline="")), [])
+        name = header[len(partial) - 1] if header and 0 < len(partial) <= len(header) else None
+        why = TRUNCATED if "unexpected end of data" in str(e) else f"not valid CSV: {e}"
+        raise DataSchemaError(f"{path}: row {len(rows)} (line {done_lines + 1}){_field_part(name)}: {why}") from None
+    return rows
+
+
+def _first_line_is_a_record(path: Path) -> bool:
+    with open(path, "rb") as f:
+        for raw in f:
+            if raw.strip():
+                try:
+                    return isinstance(json.loads(raw.decode("utf-8-sig", errors="replace")), dict)
+                except json.JSONDecodeError:
+                    return False
+    return False
 
 
 def read_local(path: Path) -> list[dict]:
@@ -189,6 +384,8 @@ def read_local(path: Path) -> list[dict]:
         try:
             return _read_jsonl(path)
         except DataSchemaError:
+            if _first_line_is_a_record(path):  # JSON lines after all: its error is the one to show
+                raise
             return _read_json(path)
     if suffix == ".csv":
         return _read_csv(path)

@@ -34,14 +34,24 @@ JUDGE_METRICS = ("judge_match", "judge_errors")
 
 
 # ---------------------------------------------------------------------------- exact match
+# A reply is checked against every reference (and BLEnD's groups): its match form and lemmas are
+# computed once, not per reference (a runaway 100k-character reply took ~9 s per BLEnD question).
+_reply_form = lru_cache(maxsize=64)(match_form)
+
+
+@lru_cache(maxsize=64)
+def _reply_lemmas(reply: str) -> frozenset[str]:
+    return frozenset(lemmas(reply))
+
+
 def _lemma_check(reference: str, reply: str) -> bool:
-    ref, rep = match_form(reference), match_form(reply)
+    ref, rep = match_form(reference), _reply_form(reply)
     if not ref:
         return False
     if ref in rep or ref.replace("-", " ") in rep or ref.replace(" ", "-") in rep:
         return True
     ref_lemmas = lemmas(reference)
-    reply_lemmas = set(lemmas(reply))
+    reply_lemmas = _reply_lemmas(reply)
     return bool(ref_lemmas) and all(lemma in reply_lemmas for lemma in ref_lemmas)
 
 
@@ -71,7 +81,12 @@ class PersianTokenizer:
     """rouge-score tokenizer: cleaned text, punctuation dropped, half-spaces split, no stemming."""
 
     def tokenize(self, text: str) -> list[str]:
-        return tokens(text)
+        return list(_tokens(text))
+
+
+@lru_cache(maxsize=64)
+def _tokens(text: str) -> tuple[str, ...]:  # the reply is tokenised once for all its references
+    return tuple(tokens(text))
 
 
 @lru_cache(maxsize=1)

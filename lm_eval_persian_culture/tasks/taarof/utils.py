@@ -64,7 +64,9 @@ SOURCES = {
 }
 # The project's own Persian rendering (the authors' translation was never published);
 # a data dir holding taarof/<name>.fa.jsonl replaces it.
-PERSIAN_SCHEMA = Schema((Column("row", kind=int), Column("source_sha1"), *(Column(n) for n in SCENARIO_FIELDS)))
+PERSIAN_SCHEMA = Schema(
+    (Column("row", kind=int), Column("source_sha1"), *(Column(n) for n in SCENARIO_FIELDS)), unique=("row",)
+)
 PERSIAN_DIR = Path(__file__).resolve().parent / "persian"
 
 TOPICS = (

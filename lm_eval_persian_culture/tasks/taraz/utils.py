@@ -7,7 +7,6 @@ their prompts, and the wiring of the shared short-answer metrics
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import OrderedDict
 from functools import partial
@@ -19,6 +18,7 @@ from lm_eval_persian_culture.data.sources import (
     DataSchemaError,
     Schema,
     SourceFile,
+    load_json,
     load_rows,
     resolve_data_dir,
     sha256_file,
@@ -41,6 +41,11 @@ def _check_groups(groups) -> str | None:
     for j, group in enumerate(groups):
         if not isinstance(group, dict) or not isinstance(group.get("answers"), list):
             return f"group {j} has no 'answers' list"
+        if not group["answers"]:
+            return f"group {j} has an empty 'answers' list (no reference answer to score against)"
+        for k, answer in enumerate(group["answers"]):
+            if not isinstance(answer, str) or not answer.strip():
+                return f"group {j} answer {k} is {'empty' if isinstance(answer, str) else repr(answer)}"
         if not isinstance(group.get("count"), int) or group["count"] < 1:
             return f"group {j} has no positive integer 'count'"
     return None
@@ -70,10 +75,7 @@ def blend_excluded(row: dict) -> bool:
 
 def _read_keyed_json(path: Path) -> list[dict]:
     """BLEnD's annotation file: one JSON object keyed by question id -> rows with an ``id``."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise DataSchemaError(f"{path}: not valid JSON: {err.msg} (line {err.lineno})") from None
+    data = load_json(path)  # non-UTF-8 bytes, a cut-off end, an id given twice: named by row and field
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise DataSchemaError(f"{path}: expected a JSON object of question id -> record (BLEnD's layout)")
     return [{"id": key, **value} for key, value in data.items()]
@@ -123,7 +125,7 @@ def doc_to_text_blend(doc: dict) -> str:
 
 
 # --------------------------------------------------------------------------- ISN-SAQ (TARAZ's file)
-ISN_SAQ_SCHEMA = Schema((Column("id"), Column("question"), Column("answer")))
+ISN_SAQ_SCHEMA = Schema((Column("id"), Column("question"), Column("answer")), unique=("id",))
 ISN_SAQ_SOURCE = SourceFile("taraz", "ISN/isn_farsi_saq.csv", ISN_SAQ_SCHEMA)
 ISN_SAQ_HELP = (
     "taraz_isn_saq needs TARAZ's ISN-SAQ file (535 questions), which is not published where the pack can "
@@ -157,7 +159,8 @@ ISN_SOURCE = SourceFile(
             Column("scope - EN", check=lambda v: None if v.strip() in ("General", "Specific") else f"is {v!r}"),
             Column("Norm - FA"),
             Column("Environment - FA"),
-        )
+        ),
+        unique=("ID",),
     ),
     url="https://raw.githubusercontent.com/hamidds/PSND/be9ae9b8b3aeed14188a1bdd1a637d9c9a95f7cc/"
     "%5BISN%5D%20FINAL%20-%20wo_demographiccols-updated.csv",
