@@ -113,6 +113,8 @@ def test_taarof_full_task_at_20_percent_faults_matches_a_fault_free_run(shared_d
     assert r["judge_errors,judge"] == 0
     # accuracy by hand: the share of prompts the scripted judge says Yes to
     assert r["accuracy,judge"] == pytest.approx(sum(taarof_verdict(p, {}) == "Yes" for p in prompts) / 311)
+    # how hard the judge was pressed for a verdict is in the results
+    assert faulty_res["configs"]["taarof_expected"]["metadata"]["judge"]["settings"]["unparseable_retries"] == 2
     counts = assert_faults_ridden_out(faulty, prompts, tmp_path, judges_of(faulty.base_url))
     record_property("fault_counts", counts)
 
