@@ -99,12 +99,16 @@ def test_sigkill_midway_then_resume_asks_only_for_what_the_cache_lacks(shared_da
 
         proc = start_run(shared_data, server, cache, tmp_path / "resumed.json")
         finish(proc)
+        usage_line = [line for line in proc.log_path.read_text().splitlines() if line.startswith("[lm-eval-persian] judge")]
         asked = {p: n - before.get(p, 0) for p, n in server.prompt_attempts.items()}
         all_prompts = set(server.prompt_attempts)
     assert len(all_prompts) == ITEMS
     # nothing cached before the kill was asked again; everything else was asked exactly once
     assert {p for p in done if asked[p]} == set()
     assert {p: asked[p] for p in all_prompts - done} == {p: 1 for p in all_prompts - done}
+    # the resumed run's own usage line says the same: cache hits for what was done, requests for the rest
+    assert len(usage_line) == 1, usage_line
+    assert f"{ITEMS} items, {ITEMS - len(done)} requests (0 re-asked), {len(done)} cache hits, 0 errors" in usage_line[0]
     resumed = json.loads((tmp_path / "resumed.json").read_text())
     assert resumed == uninterrupted
     assert cached_prompts(cache, all_prompts) == all_prompts

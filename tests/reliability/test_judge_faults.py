@@ -95,11 +95,14 @@ def assert_faults_ridden_out(faulty: FakeOpenAIServer, clean_prompts: set[str], 
     assert conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0] == len(clean_prompts)
     assert conn.execute("SELECT COUNT(*) FROM answers WHERE raw = ?", (faulty.nonverdict_text,)).fetchone()[0] == 0
     conn.close()
+    # for the record (pytest -s): the mix this run met
+    print(f"faults {counts} = {injected} of {faulty.request_count} attempts; {len(clean_prompts)} prompts, "
+          f"{sum(u.reasks for u in usage)} re-asks, {timeouts} client timeouts")
     return counts
 
 
 @pytest.mark.e2e
-def test_taarof_full_task_at_20_percent_faults_matches_a_fault_free_run(shared_data, tmp_path, record_property):
+def test_taarof_full_task_at_20_percent_faults_matches_a_fault_free_run(shared_data, tmp_path):
     tasks = ["taarof_expected"]
     clean, faulty_res, prompts, faulty = run_clean_and_faulty(
         tasks, taarof_verdict, {"data_dir": str(shared_data)}, tmp_path
@@ -115,8 +118,7 @@ def test_taarof_full_task_at_20_percent_faults_matches_a_fault_free_run(shared_d
     assert r["accuracy,judge"] == pytest.approx(sum(taarof_verdict(p, {}) == "Yes" for p in prompts) / 311)
     # how hard the judge was pressed for a verdict is in the results
     assert faulty_res["configs"]["taarof_expected"]["metadata"]["judge"]["settings"]["unparseable_retries"] == 2
-    counts = assert_faults_ridden_out(faulty, prompts, tmp_path, judges_of(faulty.base_url))
-    record_property("fault_counts", counts)
+    assert_faults_ridden_out(faulty, prompts, tmp_path, judges_of(faulty.base_url))
 
 
 @pytest.mark.e2e
