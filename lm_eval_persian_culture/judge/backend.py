@@ -18,6 +18,10 @@ OnAnswer = Callable[[int, "CachedAnswer | None", "str | None"], None]
 
 
 class JudgeBackend(Protocol):
+    deterministic: bool
+    """True when the same prompt always gets the same answer (greedy, in-process): the Judge then
+    neither re-asks an answer its parser cannot read nor leaves it out of the cache."""
+
     def fingerprint(self) -> dict[str, Any]:
         """Extra cache-key parts beyond the settings' fingerprint (e.g. the local model's revision)."""
 

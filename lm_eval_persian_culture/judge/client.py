@@ -4,7 +4,9 @@ lm-eval's built-in judge and the papers' scripts make one blocking call at a tim
 every re-run. Here a batch goes to a backend (``remote.OpenAIBackend``: concurrent requests under an
 adaptive limit, with retries; ``local.LocalBackend``: batched greedy generation in this process),
 and every answer is written to a disk cache the moment it arrives. Cache, verdict parsing and
-error accounting are the same whichever backend answers.
+error accounting are the same whichever backend answers, with one difference: an answer the parser
+cannot read is re-asked (``judge_unparseable_retries`` times) and not cached when a served judge
+gave it (it may answer properly next time), and kept as it is from the greedy local judge.
 """
 
 from __future__ import annotations
@@ -44,11 +46,18 @@ class JudgeResult:
 
 @dataclass
 class JudgeUsage:
-    """Running totals over a Judge's lifetime; tokens and cost count only requests actually sent."""
+    """Running totals over a Judge's lifetime; tokens and cost count only requests actually sent.
+
+    ``requests_sent``: answers asked of the backend, re-asks included (a served judge's HTTP
+    retries are not: see ``OpenAIBackend.attempts``); ``reasks``: of those, the ones asked again
+    because the parser could not read the previous answer. ``errors`` and ``unparseable`` count
+    the returned results without a verdict (no answer at all / an answer the parser cannot read).
+    """
 
     model: str
     items: int = 0
     requests_sent: int = 0
+    reasks: int = 0
     cache_hits: int = 0
     errors: int = 0
     unparseable: int = 0
@@ -62,8 +71,8 @@ class JudgeUsage:
         cost = self.estimated_cost_usd()
         cost_text = "cost unknown (no list price)" if cost is None else f"~${cost:.4f} at list prices"
         return (
-            f"judge {self.model}: {self.items} items, {self.requests_sent} requests, "
-            f"{self.cache_hits} cache hits, {self.errors} errors, {self.unparseable} unparseable, "
+            f"judge {self.model}: {self.items} items, {self.requests_sent} requests "
+            f"({self.reasks} re-asked), {self.cache_hits} cache hits, {self.errors} errors, {self.unparseable} unparseable, "
             f"{self.prompt_tokens} prompt + {self.completion_tokens} completion tokens, {cost_text}"
         )
 
@@ -112,21 +121,38 @@ class Judge:
             key: (answer, None, True) for key, answer in cached.items()
         }
         todo = {key: prompt for key, prompt in zip(keys, prompts) if key not in answers}
+        deterministic = getattr(self.backend, "deterministic", False)
+        # A served judge may answer a stray "I am not sure" and the verdict next time: such answers
+        # are asked again (a few times), and never cached, so a later run asks again too. A greedy
+        # local judge would only repeat itself: its answer is kept (and cached) as it is.
+        reasks_allowed = 0 if deterministic else self.settings.unparseable_retries
         if todo:
-            todo_keys = list(todo)
-            with tqdm(total=len(todo_keys), desc=desc, unit="verdict") as bar:
+            with tqdm(total=len(todo), desc=desc, unit="verdict") as bar:
+                pending = list(todo)
+                for round_ in range(reasks_allowed + 1):
+                    reask: list[str] = []
 
-                def on_answer(index: int, answer: CachedAnswer | None, error: str | None) -> None:
-                    key = todo_keys[index]
-                    self.usage.requests_sent += 1
-                    if answer is not None:
-                        self._cache.put(key, template_id=template_id, fingerprint=fingerprint, answer=answer)
-                        self.usage.prompt_tokens += answer.prompt_tokens
-                        self.usage.completion_tokens += answer.completion_tokens
-                    answers[key] = (answer, error, False)
-                    bar.update()
+                    def on_answer(index: int, answer: CachedAnswer | None, error: str | None) -> None:
+                        key = pending[index]
+                        self.usage.requests_sent += 1
+                        if answer is not None:
+                            # paid for, whatever it says
+                            self.usage.prompt_tokens += answer.prompt_tokens
+                            self.usage.completion_tokens += answer.completion_tokens
+                            if deterministic or self.parser(answer.raw) is not None:
+                                self._cache.put(key, template_id=template_id, fingerprint=fingerprint, answer=answer)
+                            elif round_ < reasks_allowed:
+                                reask.append(key)  # not settled yet
+                                return
+                        answers[key] = (answer, error, False)
+                        bar.update()
 
-                self.backend.answer_many(list(todo.values()), effective_max_tokens, on_answer)
+                    self.backend.answer_many([todo[key] for key in pending], effective_max_tokens, on_answer)
+                    if not reask:
+                        break
+                    log.info("judge (%s): %d answers had no verdict; asking again", desc, len(reask))
+                    self.usage.reasks += len(reask)
+                    pending = reask
 
         results = [self._result(*answers[key]) for key in keys]
         self.usage.items += len(results)
@@ -165,7 +191,8 @@ class Judge:
         if rate > self.settings.max_error_rate:
             raise JudgeFailureError(
                 f"{message}. Above judge_max_error_rate={self.settings.max_error_rate:g}: fix the judge "
-                "(re-running retries only the failed ones; answers are cached) or raise judge_max_error_rate."
+                "(a re-run asks again only for these: verdicts are cached, failed calls and a served judge's "
+                "unreadable answers are not) or raise judge_max_error_rate."
             )
         log.warning("%s (within judge_max_error_rate=%g)", message, self.settings.max_error_rate)
 

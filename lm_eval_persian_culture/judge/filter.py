@@ -187,7 +187,8 @@ def record_judge_in_results(judge: Judge) -> None:
 def _recordable_settings(js: JudgeSettings) -> dict:
     """What shaped the verdicts (decoding, prompt), not where the cache lives or how hard to push."""
     public = js.public_dict()
-    keep = ("temperature", "system_prompt", "max_error_rate")
+    # unparseable_retries: how hard a served judge was pressed for a verdict (local judges are never re-asked)
+    keep = ("temperature", "system_prompt", "max_error_rate") + (() if js.is_local else ("unparseable_retries",))
     return {**{key: public[key] for key in keep}, "max_tokens": js.effective_max_tokens(VERDICT_MAX_TOKENS)}
 
 

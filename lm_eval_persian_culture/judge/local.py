@@ -227,6 +227,8 @@ class _LoadFailed(RuntimeError):
 
 
 class LocalBackend:
+    deterministic = True  # greedy: asking again gives the same answer, so the Judge never re-asks
+
     def __init__(self, settings: JudgeSettings) -> None:
         self.settings = settings
         self.ref = resolve_local_model(settings)

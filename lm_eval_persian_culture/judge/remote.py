@@ -3,8 +3,9 @@
 One shared ``openai.OpenAI`` client, a thread pool, and an adaptive limit on requests in flight
 (``concurrency.AdaptiveLimit``). Retries are done here rather than inside the client, so that
 every attempt, retries included, waits for a slot under the current limit, and a timeout is seen
-by the limit at once: 429 (honouring Retry-After), 408/409, 5xx, timeouts and dropped connections
-are retried with exponential backoff up to ``judge_max_retries`` times.
+by the limit at once: 429 (honouring Retry-After), 408/409, 5xx, timeouts, dropped connections and
+HTTP 200s that carry no answer (a body that is not a completion, no choices, empty content) are
+retried with exponential backoff (``judge_retry_backoff``, doubling) up to ``judge_max_retries`` times.
 
 A judge that is too slow is reported, not silently retried: the first timeout logs the pace so
 far, an estimate for the rest and the settings to change; a request that times out twice in a row
@@ -15,6 +16,7 @@ while it was the only one in flight means the server cannot answer even one requ
 from __future__ import annotations
 
 import email.utils
+import json
 import logging
 import os
 import random
@@ -38,9 +40,12 @@ _RETRIED_STATUSES = {408, 409, 429}  # and every 5xx
 _MAX_ERROR_TEXT = 160
 _MAX_RETRY_AFTER_S = 60.0
 _SOLO_TIMEOUTS_TO_GIVE_UP = 2
+_MAX_BACKOFF_S = 8.0
 
 
 class OpenAIBackend:
+    deterministic = False  # the same prompt may get another answer: the Judge re-asks unparseable ones
+
     def __init__(self, settings: JudgeSettings) -> None:
         self.settings = settings
         self.limit = AdaptiveLimit(settings.concurrency)
@@ -118,7 +123,7 @@ class OpenAIBackend:
         """One judgment, retried; returns (answer, None) or (None, short error)."""
         settings = self.settings
         optional = {} if max_tokens is None else {"max_tokens": max_tokens}
-        last_error: openai.APIError | None = None
+        last_error: openai.APIError | str | None = None
         for attempt in range(settings.max_retries + 1):
             if self._too_slow:
                 return None, self._too_slow
@@ -127,6 +132,7 @@ class OpenAIBackend:
                 return None, "cancelled"
             with self._lock:
                 self.attempts += 1
+            retry_after: float | None = None
             try:
                 completion = client.chat.completions.create(
                     model=settings.model,
@@ -141,24 +147,34 @@ class OpenAIBackend:
                 alone = self.limit.was_alone(slot)
                 cut = self.limit.release(slot, congested=True)
                 self._on_timeout(cut, alone)
-                last_error, retry_after = err, None
+                last_error = err
             except openai.APIConnectionError as err:
                 self.limit.release(slot)
-                last_error, retry_after = err, None
+                last_error = err
             except openai.APIStatusError as err:
                 self.limit.release(slot, congested=err.status_code == 429)
                 if not (err.status_code in _RETRIED_STATUSES or err.status_code >= 500):
                     return None, self._describe(err)
                 last_error, retry_after = err, _retry_after(err.response.headers)
-            except openai.APIError as err:
+            except (openai.APIError, json.JSONDecodeError, UnicodeDecodeError) as err:
+                # A 200 whose body is not a completion: the client raises APIResponseValidationError
+                # (strict mode) or, for a JSON content type with a cut-off body, json's own
+                # JSONDecodeError. Garbage from a proxy or an overloaded server is
+                # transient: retried like a 5xx.
                 self.limit.release(slot)
-                return None, self._describe(err)
+                last_error = f"malformed response ({type(err).__name__})"
             else:
-                self.limit.release(slot, answered=True)
-                return self._answer(completion)
+                answer, problem, retry = self._answer(completion)
+                if problem is None:
+                    self.limit.release(slot, answered=True)
+                    return answer, None
+                self.limit.release(slot)
+                if not retry:
+                    return None, problem
+                last_error = problem
             if attempt < settings.max_retries:
-                delay = retry_after if retry_after is not None else min(0.5 * 2**attempt, 8.0) * (1 - random.random() / 4)
-                if cancel.wait(delay):
+                backoff = min(settings.retry_backoff * 2**attempt, _MAX_BACKOFF_S) * (1 - random.random() / 4)
+                if cancel.wait(retry_after if retry_after is not None else backoff):
                     return None, "cancelled"
         assert last_error is not None
         return None, self._too_slow or self._describe(last_error)
@@ -172,26 +188,38 @@ class OpenAIBackend:
                 return slot
         return None
 
-    def _answer(self, completion: Any) -> tuple[CachedAnswer | None, str | None]:
+    def _answer(self, completion: Any) -> tuple[CachedAnswer | None, str | None, bool]:
+        """(answer, None, _) for a usable completion, else (None, problem, whether to retry)."""
+        if isinstance(completion, str) or not hasattr(completion, "choices"):
+            # a 200 with a non-JSON content type (an HTML page from a proxy): the client returns the text
+            return None, "malformed response (not a chat completion)", True
         served = getattr(completion, "model", None) or None
         with self._lock:
-            self._solo_timeouts = 0
-            start, answered, total = self._pace
-            self._pace = (start, answered + 1, total)
+            self._solo_timeouts = 0  # the server did answer in time
             if served:
                 self.served_models.add(served)
-        choice = completion.choices[0] if completion.choices else None
-        text = choice.message.content if choice is not None else None
+        if not completion.choices:
+            return None, "empty response (no choices)", True
+        choice = completion.choices[0]
+        text = choice.message.content if choice.message is not None else None
         if not text:
-            # Not cached: an empty answer (content filter, length cut) may well differ next time.
-            return None, f"empty answer (finish_reason={choice.finish_reason if choice else None})"
+            reason = choice.finish_reason
+            if reason == "length":
+                # The budget went before any answer (a reasoning model thinking): asking again at the
+                # same temperature and budget is futile; the user must raise judge_max_tokens.
+                return None, "empty answer (finish_reason=length): raise judge_max_tokens", False
+            # Not cached: an empty answer (a content filter, a hiccup) may well differ next time.
+            return None, f"empty answer (finish_reason={reason})", True
+        with self._lock:
+            start, answered, total = self._pace
+            self._pace = (start, answered + 1, total)
         usage = completion.usage
         return CachedAnswer(
             raw=text,
             prompt_tokens=usage.prompt_tokens if usage else 0,
             completion_tokens=usage.completion_tokens if usage else 0,
             served_model=served,
-        ), None
+        ), None, False
 
     def _on_timeout(self, cut: bool, solo: bool) -> None:
         settings = self.settings
@@ -231,10 +259,12 @@ class OpenAIBackend:
                 advice if first else "",
             )  # fmt: skip
 
-    def _describe(self, err: openai.APIError) -> str:
+    def _describe(self, err: openai.APIError | str) -> str:
         """A short reason for the error; never request headers, and the key scrubbed from server text."""
         retries = self.settings.max_retries
-        if isinstance(err, openai.APITimeoutError):
+        if isinstance(err, str):  # a 200 that carried no usable answer
+            text = f"{err} after {retries} retries"
+        elif isinstance(err, openai.APITimeoutError):
             text = f"timeout after {retries} retries ({self.settings.timeout:g}s per attempt)"
         elif isinstance(err, openai.APIConnectionError):
             cause = type(err.__cause__).__name__ if err.__cause__ else "connection error"

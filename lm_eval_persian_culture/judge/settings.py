@@ -73,6 +73,8 @@ class JudgeSettings:
     max_tokens: int | None = None
     timeout: float = 60.0
     max_retries: int = 6
+    retry_backoff: float = 0.5  # seconds before the first retry without Retry-After; doubles, capped at 8 s
+    unparseable_retries: int = 2  # served judges: re-asks of an answer the parser cannot read
     max_error_rate: float = 0.05
     system_prompt: str = PAPER_SYSTEM_PROMPT
     allow_self_judge: bool = False
@@ -96,6 +98,10 @@ class JudgeSettings:
             raise JudgeConfigError(f"judge timeout must be > 0 seconds, got {self.timeout}")
         if self.max_retries < 0:
             raise JudgeConfigError(f"judge max_retries must be >= 0, got {self.max_retries}")
+        if self.retry_backoff < 0:
+            raise JudgeConfigError(f"judge retry_backoff must be >= 0 seconds, got {self.retry_backoff}")
+        if self.unparseable_retries < 0:
+            raise JudgeConfigError(f"judge unparseable_retries must be >= 0, got {self.unparseable_retries}")
         if not 0.0 <= self.max_error_rate <= 1.0:
             raise JudgeConfigError(f"judge max_error_rate must be within [0, 1], got {self.max_error_rate}")
         if self.max_tokens is not None and self.max_tokens < 1:
@@ -245,6 +251,9 @@ _SPECS = (
     _Spec("max_tokens", "judge_max_tokens", _ENV_PREFIX + "MAX_TOKENS", _parse_optional_int, "an integer or none"),
     _Spec("timeout", "judge_timeout", _ENV_PREFIX + "TIMEOUT", _parse_float, "seconds"),
     _Spec("max_retries", "judge_max_retries", _ENV_PREFIX + "MAX_RETRIES", _parse_int, "an integer"),
+    _Spec("retry_backoff", "judge_retry_backoff", _ENV_PREFIX + "RETRY_BACKOFF", _parse_float, "seconds"),
+    _Spec("unparseable_retries", "judge_unparseable_retries", _ENV_PREFIX + "UNPARSEABLE_RETRIES", _parse_int,
+          "an integer"),
     _Spec("max_error_rate", "judge_max_error_rate", _ENV_PREFIX + "MAX_ERROR_RATE", _parse_float, "a number"),
     _Spec("allow_self_judge", "judge_allow_self", _ENV_PREFIX + "ALLOW_SELF", _parse_bool, "true/false"),
     _Spec("batch_size", "judge_batch_size", _ENV_PREFIX + "BATCH_SIZE", _parse_int, "an integer"),

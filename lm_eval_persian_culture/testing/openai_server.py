@@ -1,12 +1,21 @@
 """A scriptable OpenAI-compatible HTTP server (stdlib only) for tests and benchmarks.
 
 Lets the judge, and lm-eval's own API models, be exercised over real HTTP with the real
-``openai`` client: scripted answers, injected latency, and injected faults (429 with Retry-After,
-5xx, hangs past the client timeout, dropped connections) for the first k matching attempts.
+``openai`` client: scripted answers, injected latency, and injected faults for the first k matching
+attempts (``fail_next``) or, seeded, for a share of all attempts (``fault_rate``). Fault kinds
+(``FAULT_KINDS``): an HTTP error status (429 with ``Retry-After``, ``429-bare`` without it, 5xx, ...),
+``hang`` (no answer past the client timeout), ``drop`` (connection closed unanswered), ``malformed``
+(HTTP 200 whose JSON body is cut off), ``html`` (HTTP 200, an HTML page, as a misconfigured proxy
+sends), ``empty_choices`` (a completion with ``choices: []``), ``empty_content`` (a choice whose
+content is empty) and ``nonverdict`` (a well-formed answer that is no verdict: ``nonverdict_text``).
 
     with FakeOpenAIServer(answer=lambda prompt, body: "Yes", latency_s=0.01) as server:
         server.fail_next(1, kind="429", match="scenario 7")
         client = openai.OpenAI(base_url=server.base_url, api_key="EMPTY")
+
+    # 20% of attempts fail, the kind drawn among all of them; the same for a given seed whatever
+    # the order requests arrive in (drawn from the seed, the prompt and its attempt number)
+    FakeOpenAIServer(answer=..., fault_rate=0.2, fault_kinds=FAULT_KINDS, seed=7)
 
 ``slots=1`` imitates a small local server (llama.cpp's default ``--parallel 1``): one request is
 answered at a time, taking ``latency_s`` each, and the others wait in a queue; a request whose
@@ -17,13 +26,16 @@ vLLM cancel it, unless ``finish_abandoned=True`` (a server that does the work an
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import random
 import select
 import socket
 import sys
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -47,9 +59,27 @@ def _text(content: Any) -> str:
     return content if isinstance(content, str) else ""
 
 
+# Faults that are not an HTTP error status; "429-bare" is a 429 sent without Retry-After.
+_BODY_FAULTS = ("malformed", "html", "empty_choices", "empty_content", "nonverdict")
+_SPECIAL_FAULTS = ("hang", "drop", "429-bare", *_BODY_FAULTS)
+
+FAULT_KINDS = ("429", "429-bare", "500", "503", "hang", "drop", "malformed", "empty_choices", "nonverdict")
+"""Every kind a judge must ride out, as the reliability tests mix them (``html`` and
+``empty_content`` exist too)."""
+
+
+def _check_kind(kind: str | int) -> str:
+    kind = str(kind)
+    if kind not in _SPECIAL_FAULTS and not (kind.isdigit() and 400 <= int(kind) <= 599):
+        raise ValueError(
+            f"unknown fault kind {kind!r}: use an HTTP error status or one of {', '.join(_SPECIAL_FAULTS)}"
+        )
+    return kind
+
+
 @dataclass
 class _Fault:
-    kind: str  # an HTTP status ("429", "500", ...), "hang" or "drop"
+    kind: str  # an HTTP status ("429", "500", ...) or one of _SPECIAL_FAULTS
     remaining: int
     match: str | None
     retry_after: float | None
@@ -127,7 +157,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
 
         fault = fake._record(body, self.headers.get("Authorization"), prompts)
-        if fault is not None:
+        if fault is not None and fault.kind not in _BODY_FAULTS:
             self._inject(fault)
             return
         if fake.slots is not None:
@@ -140,8 +170,14 @@ class _Handler(BaseHTTPRequestHandler):
             fake._closing.wait(fake.latency_s)
             with fake._lock:
                 fake._in_flight -= 1
+        if fault is not None and fault.kind in ("malformed", "html"):
+            self._send_garbage(fault.kind)
+            return
         try:
-            answers = [fake.answer(p, body) for p in prompts]
+            if fault is not None and fault.kind in ("nonverdict", "empty_content"):
+                answers = [fake.nonverdict_text if fault.kind == "nonverdict" else "" for _ in prompts]
+            else:
+                answers = [fake.answer(p, body) for p in prompts]
         except Exception as err:  # a broken answer script should surface in the test, not hang it
             self._send_json(500, {"error": {"message": f"answer function failed: {err!r}", "type": "server_error"}})
             return
@@ -157,6 +193,8 @@ class _Handler(BaseHTTPRequestHandler):
             choices = [
                 {"index": i, "text": a, "finish_reason": "stop", "logprobs": None} for i, a in enumerate(answers)
             ]
+        if fault is not None and fault.kind == "empty_choices":
+            choices = []
         self._send_json(
             200,
             {
@@ -210,6 +248,18 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             fake._slot_sem.release()
 
+    def _send_garbage(self, kind: str) -> None:
+        """HTTP 200 with a body that is no completion: JSON cut off mid-way, or a proxy's HTML page."""
+        if kind == "malformed":
+            data, content_type = b'{"id": "fake-cut", "object": "chat.completion", "choices": [{"index": 0, "mess', "application/json"
+        else:
+            data, content_type = b"<html><body><h1>Welcome to nginx!</h1></body></html>", "text/html"
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def _inject(self, fault: _Fault) -> None:
         if fault.kind == "drop":
             self._drop()
@@ -217,8 +267,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.fake._closing.wait(fault.hang_s)
             self._drop()
         else:
-            status = int(fault.kind)
-            headers = {} if fault.retry_after is None else {"Retry-After": f"{fault.retry_after:g}"}
+            status = int(fault.kind.removesuffix("-bare"))
+            bare = fault.retry_after is None or fault.kind.endswith("-bare")
+            headers = {} if bare else {"Retry-After": f"{fault.retry_after:g}"}
             error = {"message": f"injected HTTP {status}", "type": "fake_fault", "code": str(status)}
             self._send_json(status, {"error": error}, headers)
 
@@ -236,10 +287,34 @@ class FakeOpenAIServer:
         slots: int | None = None,
         finish_abandoned: bool = False,
         reported_model: str | None = None,
+        fault_rate: float = 0.0,
+        fault_kinds: Sequence[str] = FAULT_KINDS,
+        seed: int = 0,
+        retry_after: float = 0.0,
+        hang_s: float = 30.0,
+        nonverdict_text: str = "I am not sure.",
     ) -> None:
         """``slots``: how many requests are answered at once (None: all of them, each after latency_s).
         ``reported_model``: the model name put in replies (default: the one requested), as OpenAI
-        answers ``gpt-4`` with ``gpt-4-0613``."""
+        answers ``gpt-4`` with ``gpt-4-0613``.
+
+        ``fault_rate``: the share of attempts that fail, each with a kind drawn from ``fault_kinds``;
+        the draw depends only on ``seed``, the prompt and how many attempts that prompt had before,
+        so a run is reproducible whatever order concurrent requests arrive in. ``retry_after`` and
+        ``hang_s`` apply to those faults as in ``fail_next``; ``nonverdict_text`` is the answer the
+        ``nonverdict`` fault gives. Counts per kind: ``fault_counts``."""
+        if not 0.0 <= fault_rate <= 1.0:
+            raise ValueError(f"fault_rate must be within [0, 1], got {fault_rate}")
+        self.fault_kinds = tuple(_check_kind(kind) for kind in fault_kinds)
+        if fault_rate and not self.fault_kinds:
+            raise ValueError("fault_rate needs at least one fault kind")
+        self.fault_rate = fault_rate
+        self.seed = seed
+        self.random_retry_after = retry_after
+        self.random_hang_s = hang_s
+        self.nonverdict_text = nonverdict_text
+        self.fault_counts: Counter[str] = Counter()  # faults injected, per kind (both modes)
+        self.prompt_attempts: Counter[str] = Counter()  # attempts per prompt (faulted ones included)
         self.reported_model = reported_model
         self.answer: AnswerFn = answer or _always_yes
         self.latency_s = latency_s
@@ -294,26 +369,41 @@ class FakeOpenAIServer:
         """Make the next ``n`` attempts whose prompt contains ``match`` (any, if None) fail.
 
         kind: an HTTP status ("429", "500", "503", ...; sent with ``Retry-After: retry_after`` unless
-        it is None), "hang" (no answer for ``hang_s`` seconds, then the socket is closed) or "drop"
-        (socket closed without any response).
+        it is None; "429-bare" never has it), "hang" (no answer for ``hang_s`` seconds, then the socket
+        is closed), "drop" (socket closed without any response), or a bad HTTP 200: "malformed",
+        "html", "empty_choices", "empty_content", "nonverdict" (see the module docstring).
         """
-        kind = str(kind)
-        if kind not in ("hang", "drop") and not (kind.isdigit() and 400 <= int(kind) <= 599):
-            raise ValueError(f"unknown fault kind {kind!r}: use an HTTP error status, 'hang' or 'drop'")
+        kind = _check_kind(kind)
         with self._lock:
             self._faults.append(_Fault(kind, n, match, retry_after, hang_s))
 
     def _record(self, body: dict, auth: str | None, prompts: list[str]) -> _Fault | None:
-        """Log the attempt and consume the first fault that applies to it, atomically."""
+        """Log the attempt and pick its fault (a scripted one first, else the seeded draw), atomically."""
         with self._lock:
             self.requests.append(body)
             self.auth_headers.append(auth)
             self._prompts.append(prompts)
+            key = "\x00".join(prompts)
+            attempt = self.prompt_attempts[key]
+            self.prompt_attempts[key] += 1
             for fault in self._faults:
                 if fault.remaining > 0 and (fault.match is None or any(fault.match in p for p in prompts)):
                     fault.remaining -= 1
+                    self.fault_counts[fault.kind] += 1
                     return fault
+            if self.fault_rate:
+                digest = hashlib.sha256(f"{self.seed}\x00{attempt}\x00{key}".encode()).digest()
+                draw = random.Random(digest)
+                if draw.random() < self.fault_rate:
+                    kind = draw.choice(self.fault_kinds)
+                    self.fault_counts[kind] += 1
+                    return _Fault(kind, 0, None, self.random_retry_after, self.random_hang_s)
         return None
+
+    def attempts_for(self, prompt: str) -> int:
+        """How many attempts carried exactly this prompt (chat: the last user message)."""
+        with self._lock:
+            return self.prompt_attempts[prompt]
 
     def close(self) -> None:
         self._closing.set()  # wakes handlers sleeping in latency or hang faults

@@ -390,20 +390,115 @@ def test_endless_hang_is_an_error_and_not_cached(server, tmp_path) -> None:
     assert server.requests_matching("q2") == 3
 
 
-def test_unparseable_answer_is_cached_and_counted(server, tmp_path) -> None:
+def test_unparseable_answer_is_reasked_not_cached_and_counted(server, tmp_path) -> None:
+    """A served judge's answer the parser cannot read is asked again judge_unparseable_retries times;
+    if it stays unreadable it is an error (never a verdict), and it is not cached, so a later run asks
+    again. Tokens of every answer received are counted: they were paid for."""
     with Judge(make_settings(server, tmp_path, max_error_rate=0.3)) as judge:
         results = judge.judge_many(["garbled q1", "q2", "q3", "q4"], template_id="t")
         assert results[0].verdict is None
         assert results[0].raw == "The response partially observes taarof."
         assert results[0].error == "unparseable: The response partially observes taarof."
-        assert judge.usage.unparseable == 1
+        assert server.requests_matching("garbled") == 1 + 2  # first answer + judge_unparseable_retries=2
+        usage = judge.usage
+        assert (usage.items, usage.requests_sent, usage.reasks, usage.cache_hits) == (4, 6, 2, 0)
+        assert (usage.errors, usage.unparseable) == (0, 1)
+        # q2-q4: 6 prompt + 1 completion words; "garbled q1": 7 + 5, paid three times
+        assert (usage.prompt_tokens, usage.completion_tokens) == (3 * 6 + 3 * 7, 3 * 1 + 3 * 5)
         judge.check_error_rate(results)  # 25% <= 30%
-        again = judge.judge_many(["garbled q1"], template_id="t")
-        assert again[0].cached and again[0].verdict is None
+        again = judge.judge_many(["garbled q1", "q2"], template_id="t")
+        assert not again[0].cached and again[0].verdict is None  # asked again, not read from the cache
+        assert again[1].cached and again[1].verdict is True
+        assert (usage.items, usage.requests_sent, usage.reasks, usage.cache_hits, usage.unparseable) == (6, 9, 4, 1, 2)
         with pytest.raises(JudgeFailureError, match="1 unparseable") as info:
             judge.check_error_rate(results[:2])  # 50% > 30%
     assert "unparseable: The response partially" in str(info.value)
-    assert server.request_count == 4
+    assert server.request_count == 3 + 3 + 3
+    cache = JudgeCache(tmp_path / "cache")
+    assert len(cache) == 3  # q2, q3, q4: the unreadable answer is not kept
+    cache.close()
+
+
+def test_reask_turns_a_stray_nonverdict_into_the_verdict(server, tmp_path) -> None:
+    server.fail_next(1, kind="nonverdict", match="q2")
+    with Judge(make_settings(server, tmp_path)) as judge:
+        [result] = judge.judge_many(["q2"], template_id="t")
+        assert (result.verdict, result.raw, result.error) == (True, "Yes", None)
+        assert (judge.usage.requests_sent, judge.usage.reasks, judge.usage.unparseable) == (2, 1, 0)
+    assert server.requests_matching("q2") == 2
+
+
+def test_no_reask_when_unparseable_retries_is_zero(server, tmp_path) -> None:
+    server.fail_next(1, kind="nonverdict", match="q2")
+    with Judge(make_settings(server, tmp_path, unparseable_retries=0)) as judge:
+        [result] = judge.judge_many(["q2"], template_id="t")
+    assert result.verdict is None and result.error == "unparseable: I am not sure."
+    assert server.requests_matching("q2") == 1
+
+
+@pytest.mark.parametrize("kind", ["malformed", "html", "empty_choices", "empty_content"])
+def test_a_200_without_an_answer_is_retried_like_a_5xx(server, tmp_path, kind: str) -> None:
+    server.fail_next(2, kind=kind, match="q4")
+    with Judge(make_settings(server, tmp_path, retry_backoff=0.05)) as judge:
+        results = judge.judge_many(["q3", "q4"], template_id="t")
+        assert (judge.usage.requests_sent, judge.usage.reasks, judge.usage.errors) == (2, 0, 0)
+        assert judge.backend.attempts == server.request_count == 4
+    assert [r.verdict for r in results] == [False, True]
+    assert server.requests_matching("q4") == 3 and server.fault_counts == {kind: 2}
+
+
+@pytest.mark.parametrize(
+    ("kind", "error"),
+    [
+        ("malformed", "malformed response (JSONDecodeError) after 1 retries"),
+        ("html", "malformed response (not a chat completion) after 1 retries"),
+        ("empty_choices", "empty response (no choices) after 1 retries"),
+        ("empty_content", "empty answer (finish_reason=stop) after 1 retries"),
+    ],
+)
+def test_persistent_garbage_is_an_error_and_not_cached(server, tmp_path, kind: str, error: str) -> None:
+    server.fail_next(2, kind=kind, match="q2")
+    with Judge(make_settings(server, tmp_path, max_retries=1, retry_backoff=0.05)) as judge:
+        [result] = judge.judge_many(["q2"], template_id="t")
+        assert (result.verdict, result.raw, result.error) == (None, None, error)
+        assert (judge.usage.errors, judge.usage.unparseable) == (1, 0)
+        [again] = judge.judge_many(["q2"], template_id="t")  # the faults are used up
+    assert (again.verdict, again.cached) == (True, False)
+    assert server.requests_matching("q2") == 3
+
+
+def test_retry_backoff_setting_sets_the_wait_without_retry_after(server, tmp_path) -> None:
+    server.fail_next(2, kind="429-bare", match="q2")
+    with Judge(make_settings(server, tmp_path, retry_backoff=0.4)) as judge:
+        start = time.perf_counter()
+        [result] = judge.judge_many(["q2"], template_id="t")
+        elapsed = time.perf_counter() - start
+    assert result.verdict is True and server.requests_matching("q2") == 3
+    # waits of 0.4 and 0.8 s, each shortened by at most a quarter (jitter): >= 0.9 s
+    assert elapsed >= 0.9
+    assert all("retry-after" not in str(body) for body in server.requests)
+
+
+def test_seeded_random_faults_are_reproducible_whatever_the_order() -> None:
+    """The fault of an attempt depends on the seed, the prompt and its attempt number only."""
+
+    def drawn(order: list[str], seed: int) -> list[tuple[str, int, str | None]]:
+        with FakeOpenAIServer(fault_rate=0.5, seed=seed, hang_s=0) as srv:
+            out = []
+            for prompt in order:
+                before = dict(srv.fault_counts)
+                fault = srv._record({}, None, [prompt])
+                out.append((prompt, srv.attempts_for(prompt), fault.kind if fault else None))
+                assert sum(srv.fault_counts.values()) == sum(before.values()) + (fault is not None)
+            return sorted(out)
+
+    prompts = [f"p{i}" for i in range(40)] * 3
+    first = drawn(prompts, seed=3)
+    assert first == drawn(list(reversed(prompts)), seed=3)
+    assert first != drawn(prompts, seed=4)
+    kinds = [kind for _, _, kind in first if kind]
+    assert 30 <= len(kinds) <= 90  # ~half of 120
+    assert len(set(kinds)) >= 6
 
 
 def test_custom_parser_is_used(server, tmp_path) -> None:
@@ -447,7 +542,7 @@ def test_key_is_used_but_never_stored_or_logged(server, tmp_path, monkeypatch, c
     stored = b"".join(p.read_bytes() for p in (tmp_path / "cache").iterdir())
     assert SECRET.encode() not in stored
     cache = JudgeCache(tmp_path / "cache")
-    assert len(cache) == 3  # q1, q2 and the unparseable answer; the 401 is not cached
+    assert len(cache) == 2  # q1 and q2; neither the 401 nor the unparseable answer is cached
     cache.close()
     for text in (
         str(settings.public_dict()),
@@ -480,6 +575,8 @@ def test_fake_server_serves_models_and_text_completions() -> None:
         client.close()
         with pytest.raises(ValueError):
             srv.fail_next(1, kind="teapot")
+        with pytest.raises(ValueError):
+            FakeOpenAIServer(fault_rate=0.1, fault_kinds=["429", "gremlins"])
 
 
 def test_served_model_name_is_returned_cached_and_recorded(tmp_path) -> None:

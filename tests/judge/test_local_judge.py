@@ -100,6 +100,9 @@ def test_local_judge_batches_with_the_chat_template_and_matches_unbatched_greedy
         if result.verdict is None:
             assert result.error.startswith("unparseable: ")
     assert judge.usage.unparseable == sum(r.verdict is None for r in results)
+    # greedy: asking again would repeat the answer, so nothing is re-asked (and all of it is cached:
+    # see test_cached_rerun_loads_no_judge_model)
+    assert (judge.usage.reasks, judge.usage.requests_sent) == (0, len(PROMPTS))
 
 
 def test_cached_rerun_loads_no_judge_model(judge_dir, tmp_path, fresh_process, monkeypatch) -> None:

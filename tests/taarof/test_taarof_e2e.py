@@ -112,8 +112,10 @@ def test_cli_run_taarof_group_with_judge(shared_data, tiny_model, judge_server, 
     assert unparseable["verdict"] is None and unparseable["judge_error"].startswith("unparseable")
     assert first["doc"]["provenance"].startswith(f"local:{shared_data}/taarof/taarof-expected.jsonl sha256:")
 
-    # one call per reply plus one retry per injected fault; the key was sent, and appears nowhere else
-    assert judge_server.request_count == 10 + 3
+    # one call per reply, one retry per injected fault, and two re-asks of the unparseable answer
+    # (judge_unparseable_retries=2); the key was sent, and appears nowhere else
+    assert judge_server.request_count == 10 + 3 + 2
+    assert judge_server.requests_matching("offered cash") == 3
     assert judge_server.requests_matching("necklace") == 2
     assert all(h == f"Bearer {SECRET}" for h in judge_server.auth_headers)
     for path in out.rglob("*"):
@@ -124,10 +126,12 @@ def test_cli_run_taarof_group_with_judge(shared_data, tiny_model, judge_server, 
     # results config says what deviates from the paper
     assert "deviations" in results["configs"]["taarof_expected"]["metadata"]
 
-    # a re-run pays the judge nothing: every verdict comes from the disk cache
+    # a re-run pays the judge only for the answer it could not read (not cached, so asked again,
+    # with its re-asks): every verdict comes from the disk cache
     proc2 = run_cli(args, {"MY_JUDGE_KEY": SECRET})
     assert proc2.returncode == 0, proc2.stderr[-4000:]
-    assert judge_server.request_count == 13
+    assert judge_server.request_count == 15 + 3
+    assert judge_server.requests_matching("offered cash") == 6
     results2, _ = read_outputs_latest(out)
     assert results2["results"]["taarof"]["accuracy,judge"] == r["taarof"]["accuracy,judge"]
 
