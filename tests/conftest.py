@@ -42,3 +42,11 @@ def tiny_model(tmp_path_factory) -> Path:
     from tests.tiny_model import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("tiny-llama"))
+
+
+@pytest.fixture(scope="session")
+def tiny_embedder(tmp_path_factory) -> Path:
+    """A tiny offline BERT as TARAZ's embedding model (the paper's cannot be downloaded here)."""
+    from tests.taraz.tiny_embedder import build_tiny_embedder
+
+    return build_tiny_embedder(tmp_path_factory.mktemp("tiny-bert"))

@@ -83,13 +83,6 @@ def scripted_judge(prompt: str, body: dict) -> str:
     return ("1" if yes else "0") if "Answer ONLY with 1" in prompt else ("Yes" if yes else "No")
 
 
-@pytest.fixture(scope="module")
-def embedder(tmp_path_factory):
-    from tests.taraz.tiny_embedder import build_tiny_embedder
-
-    return build_tiny_embedder(tmp_path_factory.mktemp("tiny-bert"))
-
-
 def evaluate(data_dir, embedder, server, cache_dir, monkeypatch) -> dict:
     import lm_eval
 
@@ -115,11 +108,11 @@ def records(res: dict, task: str) -> list[dict]:
 
 
 @pytest.mark.e2e
-def test_bad_replies_are_scored_deterministically_and_as_worked_out(shared_data, embedder, tmp_path, monkeypatch):
+def test_bad_replies_are_scored_deterministically_and_as_worked_out(shared_data, tiny_embedder, tmp_path, monkeypatch):
     data_dir = build_data_dir(tmp_path / "data", shared_data)
     with FakeOpenAIServer(answer=scripted_judge, models=("judge-model",)) as server:
-        first = evaluate(data_dir, embedder, server, tmp_path / "cache1", monkeypatch)
-        second = evaluate(data_dir, embedder, server, tmp_path / "cache2", monkeypatch)
+        first = evaluate(data_dir, tiny_embedder, server, tmp_path / "cache1", monkeypatch)
+        second = evaluate(data_dir, tiny_embedder, server, tmp_path / "cache2", monkeypatch)
         judged_prompts = [m["content"] for b in server.requests for m in b["messages"] if m["role"] == "user"]
 
     # deterministic: the same results and the same per-sample records, twice
