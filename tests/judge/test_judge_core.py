@@ -450,8 +450,8 @@ def test_a_200_without_an_answer_is_retried_like_a_5xx(server, tmp_path, kind: s
 @pytest.mark.parametrize(
     ("kind", "error"),
     [
-        ("malformed", "malformed response (JSONDecodeError) after 1 retries"),
-        ("html", "malformed response (not a chat completion) after 1 retries"),
+        ("malformed", "malformed response (not JSON) after 1 retries"),
+        ("html", "malformed response (not JSON) after 1 retries"),
         ("empty_choices", "empty response (no choices) after 1 retries"),
         ("empty_content", "empty answer (finish_reason=stop) after 1 retries"),
     ],
@@ -611,3 +611,24 @@ def test_cache_written_before_served_model_was_recorded_still_reads(tmp_path) ->
     cache.put("k2", template_id="t", fingerprint={}, answer=CachedAnswer("No", 6, 1, "m-0613"))
     assert cache.get_many(["k2"])["k2"].served_model == "m-0613"
     cache.close()
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({"error": {"message": "upstream busy"}}, (None, "malformed response (not a chat completion)", True)),
+        ({"choices": []}, (None, "empty response (no choices)", True)),
+        ({"choices": [{"message": {"content": ""}, "finish_reason": "length"}]},
+         (None, "empty answer (finish_reason=length): raise judge_max_tokens", False)),
+        # content as a list of parts (some servers), usage absent: the text parts, no tokens counted
+        ({"model": "m", "choices": [{"message": {"content": [{"type": "text", "text": "Ye"}, {"text": "s"}]}}]},
+         (CachedAnswer("Yes", 0, 0, "m"), None, False)),
+        ({"choices": [{"message": {"content": "No"}}], "usage": {"prompt_tokens": 7, "completion_tokens": True}},
+         (CachedAnswer("No", 7, 0, None), None, False)),
+    ],
+)
+def test_completion_bodies_are_read_as_json_without_response_models(tmp_path, body, expected) -> None:
+    from lm_eval_persian_culture.judge.remote import OpenAIBackend
+
+    backend = OpenAIBackend(JudgeSettings(model="m", base_url="http://127.0.0.1:9/v1", cache_dir=str(tmp_path)))
+    assert backend._answer(body) == expected
