@@ -167,24 +167,34 @@ def run_pack(server: Server, settings: JudgeSettings, prompts: list[str]) -> dic
     }
 
 
+def chat_body(settings: JudgeSettings, prompt: str) -> dict:
+    """The judge's request body, as the pack sends it, for the diagnostic clients."""
+    return {
+        "model": settings.model,
+        "messages": [{"role": "system", "content": settings.system_prompt}, {"role": "user", "content": prompt}],
+        "temperature": settings.temperature,
+        "max_tokens": 16,
+    }
+
+
+def timed_pool(ask, prompts: list[str], concurrency: int) -> tuple[list, float, float]:
+    """``ask`` over ``prompts`` in a pool of ``concurrency`` threads: (answers, wall s, CPU s)."""
+    start, cpu = time.perf_counter(), time.process_time()
+    with ThreadPoolExecutor(max_workers=min(concurrency, len(prompts))) as pool:
+        answers = list(pool.map(ask, prompts))
+    return answers, time.perf_counter() - start, time.process_time() - cpu
+
+
 def run_bare_client(base_url: str, settings: JudgeSettings, prompts: list[str]) -> tuple[float, float]:
     """The same requests through a bare openai client and a thread pool of the same size, no pack code
     (no cache, no adaptive limit, no progress bar): what the client library alone costs."""
     client = openai.OpenAI(base_url=base_url, api_key="EMPTY", timeout=settings.timeout, max_retries=0)
 
     def ask(prompt: str) -> str:
-        completion = client.chat.completions.create(
-            model=settings.model,
-            messages=[{"role": "system", "content": settings.system_prompt}, {"role": "user", "content": prompt}],
-            temperature=settings.temperature,
-            max_tokens=16,
-        )
+        completion = client.chat.completions.create(**chat_body(settings, prompt))
         return completion.choices[0].message.content
 
-    start, cpu = time.perf_counter(), time.process_time()
-    with ThreadPoolExecutor(max_workers=min(settings.concurrency, len(prompts))) as pool:
-        list(pool.map(ask, prompts))
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    _, elapsed, cpu = timed_pool(ask, prompts, settings.concurrency)
     client.close()
     return elapsed, cpu
 
@@ -203,19 +213,11 @@ def run_bare_http(base_url: str, settings: JudgeSettings, prompts: list[str]) ->
                         limits=httpx.Limits(max_connections=settings.concurrency))  # fmt: skip
 
     def ask(prompt: str) -> str:
-        body = {
-            "model": settings.model,
-            "messages": [{"role": "system", "content": settings.system_prompt}, {"role": "user", "content": prompt}],
-            "temperature": settings.temperature,
-            "max_tokens": 16,
-        }
+        body = chat_body(settings, prompt)
         response = http.post("/chat/completions", json=body, headers={"Authorization": "Bearer EMPTY"})
         return json.loads(response.content)["choices"][0]["message"]["content"]
 
-    start, cpu = time.perf_counter(), time.process_time()
-    with ThreadPoolExecutor(max_workers=min(settings.concurrency, len(prompts))) as pool:
-        answers = list(pool.map(ask, prompts))
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    answers, elapsed, cpu = timed_pool(ask, prompts, settings.concurrency)
     http.close()
     assert [parse_yes_no(a) for a in answers] == [parse_yes_no(scripted_answer(p, {})) for p in prompts]
     return elapsed, cpu
@@ -224,8 +226,8 @@ def run_bare_http(base_url: str, settings: JudgeSettings, prompts: list[str]) ->
 def run_openai_raw_post(base_url: str, settings: JudgeSettings, prompts: list[str]) -> tuple[float, float]:
     """The openai client kept (its errors: APITimeoutError, RateLimitError, ...; its connection pool),
     but the request sent with ``client.post(..., cast_to=httpx.Response)`` and the JSON read with
-    json.loads: no request-parameter transformation, no response models. The fix this bench suggests
-    for judge/remote.py."""
+    json.loads: no request-parameter transformation, no response models. What judge/remote.py does
+    since this bench found the openai client's models to be the gap to the floor."""
     try:
         import httpx2 as httpx
     except ImportError:  # pragma: no cover - older openai
@@ -235,19 +237,11 @@ def run_openai_raw_post(base_url: str, settings: JudgeSettings, prompts: list[st
     client = openai.OpenAI(base_url=base_url, api_key="EMPTY", timeout=settings.timeout, max_retries=0)
 
     def ask(prompt: str) -> str:
-        body = {
-            "model": settings.model,
-            "messages": [{"role": "system", "content": settings.system_prompt}, {"role": "user", "content": prompt}],
-            "temperature": settings.temperature,
-            "max_tokens": 16,
-        }
+        body = chat_body(settings, prompt)
         response = client.post("/chat/completions", body=body, cast_to=httpx.Response)
         return json.loads(response.content)["choices"][0]["message"]["content"]
 
-    start, cpu = time.perf_counter(), time.process_time()
-    with ThreadPoolExecutor(max_workers=min(settings.concurrency, len(prompts))) as pool:
-        answers = list(pool.map(ask, prompts))
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    answers, elapsed, cpu = timed_pool(ask, prompts, settings.concurrency)
     client.close()
     assert [parse_yes_no(a) for a in answers] == [parse_yes_no(scripted_answer(p, {})) for p in prompts]
     return elapsed, cpu
