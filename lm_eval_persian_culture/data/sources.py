@@ -413,17 +413,23 @@ def _apply_column_map(rows: list[dict], column_map: Mapping[str, str], origin: s
     return [{column_map.get(k, k): v for k, v in row.items()} for row in rows]
 
 
+def local_path(source: SourceFile, data_dir: Path) -> Path:
+    """Where ``source`` lies in a local data dir (``<data_dir>/<benchmark>/<file>``); a clear error if absent."""
+    path = data_dir / source.benchmark / source.filename
+    if not path.is_file():
+        raise DataNotFoundError(
+            f"{path}: not found. The data dir {data_dir} must hold "
+            f"{source.benchmark}/{source.filename} (layout of ../shared/data); unset "
+            f"data_dir/{DATA_DIR_ENV} to read the online release instead."
+        )
+    return path
+
+
 def load_rows(source: SourceFile, settings: Mapping[str, Any] | None = None) -> tuple[list[dict], str]:
     """Read, map and validate one source file. Returns (rows, provenance)."""
     data_dir = resolve_data_dir(settings)
     if data_dir is not None:
-        path = data_dir / source.benchmark / source.filename
-        if not path.is_file():
-            raise DataNotFoundError(
-                f"{path}: not found. The data dir {data_dir} must hold "
-                f"{source.benchmark}/{source.filename} (layout of ../shared/data); unset "
-                f"data_dir/{DATA_DIR_ENV} to read the online release instead."
-            )
+        path = local_path(source, data_dir)
         rows = read_local(path)
         provenance = f"local:{path} sha256:{sha256_file(path)}"
         origin = str(path)

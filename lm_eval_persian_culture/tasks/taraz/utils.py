@@ -20,6 +20,7 @@ from lm_eval_persian_culture.data.sources import (
     SourceFile,
     load_json,
     load_rows,
+    local_path,
     resolve_data_dir,
     sha256_file,
     to_dataset,
@@ -84,12 +85,7 @@ def _read_keyed_json(path: Path) -> list[dict]:
 def _blend_rows(settings: dict) -> tuple[list[dict], str]:
     data_dir = resolve_data_dir(settings)
     if data_dir is not None:
-        path = data_dir / BLEND_SOURCE.benchmark / BLEND_SOURCE.filename
-        if not path.is_file():
-            raise DataNotFoundError(
-                f"{path}: not found. The data dir {data_dir} must hold {BLEND_SOURCE.benchmark}/"
-                f"{BLEND_SOURCE.filename} (layout of ../shared/data); unset data_dir to read the online release."
-            )
+        path = local_path(BLEND_SOURCE, data_dir)
         provenance = f"local:{path} sha256:{sha256_file(path)}"
     else:
         # datasets' json loader cannot read an object keyed by id as rows: fetch the file at the
