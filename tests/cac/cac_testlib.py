@@ -11,10 +11,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import lm_eval
-
-import lm_eval_persian_culture as pack
-from lm_eval_persian_culture.testing.scripted_lm import ScriptedLM
+from tests import scripted_runs
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"  # holds cac/{conversations,annotations}.jsonl
 IRAN_FILE = FIXTURES / "iran" / "annotations_iran.jsonl"
@@ -87,21 +84,11 @@ def data_dir_with_iran(tmp_path: Path) -> Path:
 
 
 def task_manager(data_dir: Path = FIXTURES, **metadata):
-    return pack.task_manager(include_defaults=False, metadata={"data_dir": str(data_dir), **metadata})
+    return scripted_runs.task_manager(data_dir, **metadata)
 
 
-def evaluate(tasks, lm=None, data_dir: Path = FIXTURES, metadata=None, **kwargs) -> dict:
-    kwargs.setdefault("log_samples", True)
-    return lm_eval.simple_evaluate(
-        model=lm if lm is not None else ScriptedLM(scripted_reply),
-        tasks=list(tasks),
-        task_manager=task_manager(data_dir, **(metadata or {})),
-        bootstrap_iters=0,
-        **kwargs,
-    )
+def evaluate(tasks, lm=None, metadata=None, data_dir: Path = FIXTURES, **kwargs) -> dict:
+    return scripted_runs.evaluate(tasks, scripted_reply, data_dir, lm=lm, metadata=metadata, **kwargs)
 
 
-def metrics(results: dict, task: str) -> dict[str, float]:
-    """{metric: value} of one task's or group's results row (filter suffix and stderr dropped)."""
-    row = results["results"][task]
-    return {k.split(",")[0]: v for k, v in row.items() if "," in k and "_stderr" not in k}
+metrics = scripted_runs.metrics

@@ -1,0 +1,42 @@
+"""Real lm-eval runs with scripted replies over a benchmark's fixtures: the shared part of each
+benchmark's testlib (which adds its fixtures folder, its scripted reply and its defaults)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+import lm_eval
+
+import lm_eval_persian_culture as pack
+from lm_eval_persian_culture.testing.scripted_lm import ScriptedLM
+
+
+def task_manager(data_dir: Path, **metadata):
+    """The pack's tasks alone (no built-in index), reading their data from ``data_dir``."""
+    return pack.task_manager(include_defaults=False, metadata={"data_dir": str(data_dir), **metadata})
+
+
+def evaluate(
+    tasks: Iterable[str],
+    reply: Callable[[dict, str], str],
+    data_dir: Path,
+    lm=None,
+    metadata: Mapping | None = None,
+    **kwargs,
+) -> dict:
+    """``simple_evaluate`` with ``ScriptedLM(reply)`` (or ``lm``), samples logged, no bootstrap."""
+    kwargs.setdefault("log_samples", True)
+    return lm_eval.simple_evaluate(
+        model=lm if lm is not None else ScriptedLM(reply),
+        tasks=list(tasks),
+        task_manager=task_manager(data_dir, **(metadata or {})),
+        bootstrap_iters=0,
+        **kwargs,
+    )
+
+
+def metrics(results: dict, task: str) -> dict[str, float]:
+    """{metric: value} of one task's or group's results row (filter suffix and stderr dropped)."""
+    row = results["results"][task]
+    return {k.split(",")[0]: v for k, v in row.items() if "," in k and "_stderr" not in k}
