@@ -33,7 +33,7 @@ from lm_eval_persian_culture.data.sources import (
     resolve_data_dir,
 )
 from lm_eval_persian_culture.text.persian import fold
-from lm_eval_persian_culture.scoring.records import decode_record, encode_record
+from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
 from lm_eval_persian_culture.scoring.numbers import extract_number
 from lm_eval_persian_culture.scoring.ranges import SIGMAS, accepted_range
 
@@ -361,6 +361,7 @@ def read_pick(reply: str, doc: Mapping) -> tuple[int | None, str | None]:
     return (pick, "text") if pick is not None else (None, None)
 
 
+@lm_eval_filter
 def extract_filter(resps: Sequence, docs: Sequence[dict]) -> list[str]:
     """Custom lm-eval filter: one JSON record per reply, ``{"reply", "pick": 1-5 | None, "read_by"}``."""
     records = []

@@ -20,7 +20,7 @@ from lm_eval_persian_culture.scoring.aggregations import macro_rate, rate, slug
 from lm_eval_persian_culture.data.sources import PROVENANCE_FIELD, DataSchemaError, resolve_data_dir
 from lm_eval_persian_culture.scoring.extract import LETTERS, extract_choice
 from lm_eval_persian_culture.text.persian import PERSIAN_DIGITS
-from lm_eval_persian_culture.scoring.records import decode_record, encode_record
+from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
 from lm_eval_persian_culture.tasks.percul.source import CATEGORIES, SPLITS, load_items
 
 logger = logging.getLogger("lm_eval_persian_culture")
@@ -148,6 +148,7 @@ def load(languages: Sequence[str], **settings):
 
 
 # --------------------------------------------------------------------------- generative scoring
+@lm_eval_filter
 def extract_filter(resps: Sequence, docs: Sequence[Mapping]) -> list[str]:
     """Custom lm-eval filter: per doc, a JSON record ``{"reply", "extracted": "A".."D" | None}``.
 
