@@ -143,6 +143,10 @@ def only_pack_tasks(names: Iterable[str], include_path=None) -> bool:
     wanted = {str(n).strip() for n in names if str(n).strip()}
     if not wanted or lm_eval_discovers_entry_points():
         return False
+    if wanted <= pack_index_names():
+        return True
+    if not _split_paths(include_path):
+        return False
     from lm_eval.tasks import TaskManager
 
     # The pack's folder and the user's own: ~0.1 s, against ~10 s for lm-eval's whole index.

@@ -61,6 +61,7 @@ def cosines(model_dir: Path, left: list[str], right: list[str]) -> float | None:
 
 
 @pytest.mark.e2e
+@pytest.mark.lmeval05  # also run under lm-eval 0.5 (.ci/run)
 def test_taraz_blend_end_to_end(shared_data, tiny_model, tiny_embedder, tmp_path):
     out = tmp_path / "OUT"
     meta = {"data_dir": str(shared_data), "embedding_model": str(tiny_embedder)}
