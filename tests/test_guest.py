@@ -177,3 +177,19 @@ def test_malformed_metadata_json_is_one_message():
     assert proc.returncode == 2, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
     assert last_line(proc.stderr) == f"--metadata is not valid JSON (Expecting value at char 16): {bad}"
+
+
+def test_a_group_beside_its_member_is_found_before_the_model_loads(shared_data):
+    """lm-eval 0.4.13 refuses it only after loading the model; 0.5 accepts it and runs each task once."""
+    from lm_eval.tasks import TaskManager
+
+    proc = cli("run", "--model", "hf", "--model_args", f"pretrained={NO_MODEL}", "--tasks", "taarof,taarof_expected",
+               "--metadata", json.dumps({"data_dir": str(shared_data), "judge_model": "none"}))  # fmt: skip
+    if not hasattr(TaskManager, "_check_duplicates"):
+        assert "is named twice" not in proc.stderr  # lm-eval 0.5: nothing to refuse (the model load fails here)
+        return
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    assert last_line(proc.stderr) == ("  1. task: taarof_expected is named twice, by taarof and by taarof_expected: this "
+                                      "lm-eval refuses that once the model has loaded. Name the group or its members, "
+                                      "not both.")  # fmt: skip

@@ -440,6 +440,23 @@ def limit_problem(limit: Any) -> str | None:
             "or a fraction in (0, 1), or leave --limit out")  # fmt: skip
 
 
+def duplicate_problem(task_manager, specs: Sequence[Any]) -> str | None:
+    """A pack task reached twice (a group and one of its members): lm-eval 0.4.13 refuses that, but
+    only after loading the model; 0.5 accepts it (no ``_check_duplicates``), so nothing to say there."""
+    if not callable(getattr(type(task_manager), "_check_duplicates", None)):
+        return None
+    reached: dict[str, str] = {}
+    for spec in specs:
+        if not isinstance(spec, str):
+            continue
+        for leaf in resolve_pack_tasks(task_manager, [spec], PreflightReport()):
+            first = reached.setdefault(leaf, spec)
+            if first != spec:
+                return (f"{leaf} is named twice, by {first} and by {spec}: this lm-eval refuses that once the model "
+                        "has loaded. Name the group or its members, not both.")  # fmt: skip
+    return None
+
+
 def _preflight(params: dict, tasks: Any, model_args: Any) -> list[str]:
     """The checks before the model loads; builds lm-eval's TaskManager into ``params`` if missing."""
     task_manager = params.get("task_manager")
@@ -462,6 +479,9 @@ def _preflight(params: dict, tasks: Any, model_args: Any) -> list[str]:
         problem = limit_problem(params.get("limit")) if leaves else None
         if problem:
             report.add_problem("settings", problem)
+        problem = duplicate_problem(task_manager, tasks if isinstance(tasks, (list, tuple)) else [tasks])
+        if problem:
+            report.add_problem("task", problem)
         for warning in report.warnings:
             logger.warning("pre-flight: %s", warning)
         if leaves or report.problems:
