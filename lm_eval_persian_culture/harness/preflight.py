@@ -630,7 +630,9 @@ def _parse_metadata(text: str | None) -> dict:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as err:
-        raise UserInputError(f"--metadata is not valid JSON ({err.msg} at char {err.pos}): {text}") from None
+        from lm_eval_persian_culture.scoring.records import json_error_text
+
+        raise UserInputError(f"--metadata is not valid JSON ({json_error_text(err)}): {text}") from None
     if not isinstance(value, dict):
         raise UserInputError(f"--metadata must be a JSON object, got {type(value).__name__}")
     return value
