@@ -51,8 +51,11 @@ def _model_info(runs: list[Run]) -> dict:
 
 def scored_docs(run: Run, task: str) -> tuple[int, int] | None:
     """(docs scored, docs the task has) for a task or group (summed over its leaves), or None if not logged."""
-    leaves = run.groups.get(task) or [task]
-    counts = [(run.data.get("n-samples") or {}).get(t) for t in leaves]
+    def leaves(name: str) -> list[str]:  # a group's members may be groups themselves (persian_culture)
+        members = run.groups.get(name)
+        return [leaf for m in members for leaf in leaves(m)] if members else [name]
+
+    counts = [(run.data.get("n-samples") or {}).get(t) for t in leaves(task)]
     if not counts or not all(isinstance(c, dict) for c in counts):
         return None
     try:

@@ -108,3 +108,18 @@ def test_subset_refusal_is_one_message_exit_2(tmp_path):
                            "--out", str(tmp_path / "s.csv")], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "Re-run without --limit, or pass --allow-subset" in proc.stderr.strip().splitlines()[-1]
+
+
+def test_subset_counts_the_leaves_of_nested_groups():
+    from lm_eval_persian_culture.report.export import scored_docs, subset_note
+    from lm_eval_persian_culture.report.runs import Run
+
+    data = {"results": {}, "config": {"limit": 5.0},
+            "group_subtasks": {"persian_culture": ["taarof", "cac"], "taarof": ["taarof_expected", "taarof_non_taarof"],
+                               "cac": ["cac_america"]},
+            "n-samples": {"taarof_expected": {"original": 311, "effective": 5},
+                          "taarof_non_taarof": {"original": 139, "effective": 5},
+                          "cac_america": {"original": 48, "effective": 5}}}
+    run = Run(Path("results_x.json"), data, Path("."), "x")
+    assert scored_docs(run, "persian_culture") == (15, 311 + 139 + 48)
+    assert subset_note(run, "cac") == "5 of 48 docs (--limit 5)"
