@@ -90,7 +90,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     codes = {"/open": 200, "/gated": 403}
 
     def do_HEAD(self):  # noqa: N802
-        self.send_response(self.codes.get(self.path, 404))
+        # like the hub's API, /api/ answers GET only
+        self.send_response(405 if self.path.startswith("/api/") else self.codes.get(self.path, 404))
+        self.end_headers()
+
+    def do_GET(self):  # noqa: N802
+        self.send_response(200 if self.path.startswith("/api/") else 404)
         self.end_headers()
 
     def log_message(self, *args):
@@ -111,6 +116,7 @@ def test_probe_and_online_statuses(http_server, monkeypatch):
     for name in OFFLINE:
         monkeypatch.delenv(name, raising=False)
     assert probe(f"{http_server}/open") == (200, "OK")
+    assert probe(f"{http_server}/api/datasets/x/auth-check") == (200, "OK")  # the hub API is asked with GET
     assert probe(f"{http_server}/gated")[0] == 403
     closed = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     port = closed.server_address[1]

@@ -8,7 +8,8 @@ are not published where the pack can download them (bring your own copy in the d
 
 With a data dir (``--data_dir``, ``--metadata '{"data_dir": ...}'`` or ``PERSIAN_CULTURE_DATA_DIR``) each
 dataset is read and checked by the benchmark's own loader (the same schema checks a run makes). Without
-one, the online release is probed with one HEAD request (no retries, a few seconds at most), unless the
+one, the online release is probed with one request (no retries, a few seconds at most; the hub's access check
+for gated data), unless the
 hub/datasets offline switches are set or ``--no-network`` is given.
 """
 
@@ -41,7 +42,7 @@ class Dataset:
     files: tuple[str, ...]  # under <data_dir>
     layout: str  # the file format and fields the loader expects
     load: Callable[[dict], str]  # reads and checks the data under these settings; returns what it found
-    probe_url: str | None = None  # one URL whose HEAD answer tells whether the online release is reachable
+    probe_url: str | None = None  # one URL whose answer tells whether the online release can be read
     hub_repo: str | None = None
     note: str = ""
 
@@ -132,7 +133,8 @@ DATASETS: tuple[Dataset, ...] = (
         "the hub's columns ID, Category, Topic, Story, Choice 1-Choice 4, Correct Choice (1-4); .jsonl, .csv or "
         ".parquet",
         _percul,
-        probe_url="https://huggingface.co/api/datasets/teias-ai/percul", hub_repo="teias-ai/percul",
+        # the hub's access check: 200 with a token that may read the files, 403 when the terms are not accepted
+        probe_url="https://huggingface.co/api/datasets/teias-ai/percul/auth-check", hub_repo="teias-ai/percul",
     ),
     Dataset(
         "TARAZ: BLEnD Iran", ("taraz_blend*", "taraz", "taraz_judged"), PUBLIC,
@@ -203,8 +205,10 @@ def _hf_token() -> str | None:
 
 
 def probe(url: str, token: str | None = None, timeout: float = PROBE_TIMEOUT_S) -> tuple[int | None, str]:
-    """(HTTP status, reason) of one HEAD request; (None, reason) when the host cannot be reached."""
-    request = urllib.request.Request(url, method="HEAD")
+    """(HTTP status, reason) of one request; (None, reason) when the host cannot be reached. The hub's API
+    answers GET (a small JSON); raw files get HEAD, so nothing is downloaded."""
+    method = "GET" if "/api/" in url else "HEAD"
+    request = urllib.request.Request(url, method=method)
     if token:
         request.add_header("Authorization", f"Bearer {token}")
     try:
