@@ -194,3 +194,12 @@ def test_offline_without_data_dir_the_preflight_says_data_not_settings(tmp_path)
     blend = next(line for line in proc.stderr.splitlines() if "[taraz_blend]" in line)
     assert blend.startswith("  2. data [taraz_blend]: could not read the data: ")
     assert "Put a local copy in a data dir and set data_dir" in blend
+
+
+def test_every_pack_task_reads_a_dataset_the_data_command_knows():
+    from lm_eval_persian_culture.harness.catalogue import pack_task_names
+    from lm_eval_persian_culture.harness.data_check import SUITE, datasets_for, suite_members
+
+    assert suite_members() == ["taarof", "divan", "percul", "taraz_blend", "cac"]
+    orphans = [t for t in pack_task_names() if t != SUITE and not datasets_for([t])]
+    assert orphans == []

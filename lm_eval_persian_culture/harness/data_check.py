@@ -175,7 +175,16 @@ DATASETS: tuple[Dataset, ...] = (
     ),
 )
 SUITE = "persian_culture"
-SUITE_MEMBERS = ("taarof", "divan", "percul", "taraz_blend", "cac")
+
+
+def suite_members() -> list[str]:
+    """The suite's members as its YAML lists them."""
+    import yaml
+
+    from lm_eval_persian_culture import TASKS_DIR
+
+    config = yaml.safe_load((TASKS_DIR / f"{SUITE}.yaml").read_text(encoding="utf-8")) or {}
+    return [m for m in config.get("task") or [] if isinstance(m, str)]
 
 
 # --------------------------------------------------------------------------- status in this setup
@@ -269,7 +278,7 @@ def _first_line(err: BaseException) -> str:
 
 def datasets_for(tasks: Sequence[str]) -> list[tuple[Dataset, list[str]]]:
     """The datasets the named tasks read (the suite expands to its members), each with the tasks asking for it."""
-    names = [m for t in tasks for m in (SUITE_MEMBERS if t == SUITE else (t,))]
+    names = [m for t in tasks for m in (suite_members() if t == SUITE else [t])]
     out: list[tuple[Dataset, list[str]]] = []
     for ds in DATASETS:
         asked = [t for t in names if ds.serves(t)]
@@ -280,7 +289,7 @@ def datasets_for(tasks: Sequence[str]) -> list[tuple[Dataset, list[str]]]:
 
 def member_statuses(statuses: Sequence[Status]) -> dict[str, list[Status]]:
     """persian_culture member -> the statuses of the datasets it reads."""
-    return {m: [s for s in statuses if s.dataset.serves(m)] for m in SUITE_MEMBERS}
+    return {m: [s for s in statuses if s.dataset.serves(m)] for m in suite_members()}
 
 
 # --------------------------------------------------------------------------- output
