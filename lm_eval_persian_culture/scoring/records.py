@@ -8,6 +8,7 @@ in the logs (``json.loads(sample["filtered_resps"][0])``).
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 
@@ -26,3 +27,23 @@ def decode_record(value: Any) -> dict | None:
             return None
         return decoded if isinstance(decoded, dict) else None
     return None
+
+
+def json_error_text(err: json.JSONDecodeError, with_line: bool = True) -> str:
+    """'<what> at line L, column C' (or '... at column C' for text parsed line by line) for a
+    JSONDecodeError. Some of its messages already end in 'at' ("Unterminated string starting at"),
+    so gluing ' at line' on would read 'at at line'."""
+    where = f"line {err.lineno}, column {err.colno}" if with_line else f"column {err.colno}"
+    return f"{err.msg} {where}" if err.msg.endswith(" at") else f"{err.msg} at {where}"
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with every NaN or infinity replaced by None, so ``json.dumps(..., allow_nan=False)``
+    writes valid JSON (``null``) instead of the ``NaN`` tokens Python's json module emits by default."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
