@@ -42,7 +42,7 @@ import re
 from functools import lru_cache
 from typing import Mapping, Sequence
 
-from lm_eval_persian_culture.text.persian import normalize
+from lm_eval_persian_culture.text.persian import fold, normalize
 
 LETTERS = ("A", "B", "C", "D")
 PERSIAN_LETTERS = {"الف": "A", "ب": "B", "ج": "C", "د": "D"}
@@ -157,7 +157,8 @@ class _Space:
                 (?P<upper>(?:A(?![\w'’])(?!\s+[a-z])|[B-D](?![\w'’]))(?<={up}))  # B (not "An", "A's", "A pomegranate")
               | (?P<lower>{low})(?=\s*[)\]]|\s*[.:,;]?\s*(?:$|\n))            # b)  b.  (not the article "a")
               | (?P<fa>{fa})(?!\w)                                           # ب
-              | (?P<digit>{digit})(?!\w|[.,]\d)                              # 2 (not "2.5", "3rd")
+              | (?P<digit>{digit})(?:ه(?!\w))?(?!\w|[.,]\d)                   # 2, ۴ه (not "2.5")
+              | (?P<ordnum>{digit})(?:st|nd|rd|th)(?!\w)                     # 4th (after a cue)
               | (?P<ordinal>[^\W\d_]+)                                       # سوم / third
             )""",
             re.X,
@@ -175,7 +176,7 @@ class _Space:
         )
         word = r"(?:(?:option|choice|response|reply|number|no\.|گزینه\s*(?:ی)?|شماره)\s*\#?|\#)"
         self.bare_label = re.compile(
-            rf"""^[\s(\[«"'*]*(?:{word})?\s*(?P<l>{up}|{low}|{fa}|{digit})[\s)\]».:"'*!]*$""", re.I
+            rf"""^[\s(\[«"'*]*(?:{word})?\s*(?P<l>{up}|{low}|{fa}|{digit})[\s)\]».:"'*!;؛,،]*$""", re.I
         )
         # A line that starts with a label and a separator: "C) Pomegranate", "ج. انار", "3, because ...".
         self.labelled_line = re.compile(
@@ -209,7 +210,9 @@ def _space(count: int, letters: bool) -> _Space:
 # any other word makes the digit a quantity ("3 times a day", "adds 2 eggs").
 _EXPLAINS = re.compile(
     r"""\s*[,،]?\s*(?:is|was|would|seems|because|since|as|given|due|which|fits|works|best|here|for\s+(?:this|the)
-      | است|هست|بود|باشد|می\s+باشد|میشه|می\s+شه|می\s+شود|زیرا|چون|چرا\s+که|که|درست|صحیح|را|بنابراین|به\s+دلیل|به\s+خاطر)(?!\w)""",
+      | not|rather\s+than|instead\s+of|and\s+not
+      | است|هست|بود|باشد|می\s+باشد|میشه|می\s+شه|می\s+شود|زیرا|چون|چرا\s+که|که|درست|صحیح|را|بنابراین|به\s+دلیل|به\s+خاطر
+      | مناسب|مناسبه|مناسب\s*تر(?:ه|ین)?|بهتر|بهتره|بهترین|و\s+نه|نه|دیگه)(?!\w)""",
     re.X | re.I,
 )
 _DIGIT_WORD_AFTER = re.compile(r"\s*[^\W\d_]")
@@ -223,7 +226,9 @@ _CHOICE_CUES = re.compile(
       | i\s+(?:think|believe|guess) | actually | on\s+(?:second|further)\s+thought | correction
       | it\s+(?:is|must\s+be|would\s+be|has\s+to\s+be|should\s+be)|it['’]s
       | پاسخ(?:ش)? | جواب(?:ش)? | گزینه\s+(?:ی\s+)?(?:صحیح|درست|مناسب|مورد\s+نظر|نهایی) | انتخاب\s+(?:من|نهایی)
-      | بنابراین | در\s+نتیجه | پس | من\s+گزینه | در\s+واقع
+      | بنابراین | در\s+نتیجه | پس | من\s+گزینه | در\s+واقع | به\s+نظر(?:م|\s+من)
+      | (?:so|thus|hence|therefore|overall|ultimately|finally|in\s+conclusion)(?=\s*[,:]?\s*(?:(?:response|option|choice|number)\s*\#?\s*[1-9A-D]|\#|[1-9](?!\w)|\(?[A-D]\)))
+      | (?:the\s+)?best(?=\s+(?:is|would\s+be|here\s+is)(?!\w))
     )(?!\w)""",
     re.X | re.I,
 )
@@ -244,7 +249,7 @@ _MAX_FILLERS = 6
 _REFUSAL_BEFORE = re.compile(r"(?:cannot|can't|can’t|unable\s+to|not|نمی\s*توانم|نمیتوانم)\s*$", re.I)
 # "B or C", "ب یا ج", "A and C", "2/3", "3-4": a second label right after the first makes a hedge.
 _HEDGE_JOIN = re.compile(
-    rf"\s*[,،]?\s*(?:(?:or|and|either|یا|و|to|تا)\s+|[/&]\s*|[-–]\s*)(?:(?:also|even|maybe|perhaps|هم|شاید)\s+)?(?:{_OPTION_WORD}\s*)?",
+    rf"\s*(?:[,،]?\s*(?:(?:or|and|either|یا|و|to|تا)\s+|[/&]\s*|[-–]\s*)|[,،]\s*)(?:(?:also|even|maybe|perhaps|هم|شاید)\s+)?(?:{_OPTION_WORD}\s*)?",
     re.I,
 )
 # Labels coordinated with a mention share its verdict ("responses 1 and 2 are too insistent").
@@ -263,7 +268,9 @@ _ASSERTED = re.compile(
             (?:best|correct|right|ideal|most\s+(?:culturally\s+)?(?:appropriate|suitable|fitting|polite|natural|accurate)|answer|choice|pick|better|more\s+(?:appropriate|suitable|fitting|polite|natural))(?!\w)
       | (?:best|most\s+closely|most\s+accurately)\s+(?:fits|reflects|matches|captures|aligns|suits|represents)(?!\w)
       | (?:fits|works|matches)(?:\s+best)?(?!\w)
-      | (?:درست|صحیح|پاسخ\s+درست|پاسخ\s+صحیح|جواب\s+درست|جواب\s+صحیح|پاسخ|مناسب\s*تر(?:ین)?)\s+(?:است|هست|می\s+باشد)(?!\w)
+      | (?:درست|صحیح|پاسخ\s+درست|پاسخ\s+صحیح|جواب\s+درست|جواب\s+صحیح|پاسخ|مناسب|مناسب\s*تر(?:ین)?|بهتر|بهترین)\s+(?:است|هست|می\s+باشد)(?!\w)
+      | (?:از\s+همه\s+)?(?:مناسب\s*تر|بهتر)(?:ه|ین\s+است|\s+است)?(?=\s*[.!،,;؛]|\s*$)
+      | (?:بهتره|مناسبه|درسته)(?!\w)
       | را\s+(?:انتخاب|بر\s*می\s*گزینم)
     )""",
     re.X | re.I,
@@ -274,25 +281,43 @@ _BARE_ORDINAL = re.compile(r"^[\W_]*(?:the\s+)?(?P<o>[^\W\d_]+?)(?:\s+(?:option|
 _KEYED_LINE = re.compile(r"^(?P<key>[^\W\d_][^\d:\n]{0,30}):\s*(?P<rest>.+)$")
 # After a label at the start of a reply, an explanation ("3, because ...", «۲ زیرا ...»).
 _EXPLANATION_START = re.compile(
-    r"(?:because|since|as|given|due\s+to|this|it|the|they|that|زیرا|چون|چرا\s+که|به\s+دلیل|به\s+خاطر|این|که)(?!\w)", re.I
+    r"(?:because|since|as|given|due\s+to|this|it|the|they|that|i\s+(?:guess|think|suppose|believe)|lol|haha"
+    r"|زیرا|چون|چرا\s+که|به\s+دلیل|به\s+خاطر|این|که)(?!\w)",
+    re.I,
 )
+_VERSUS = re.compile(r"^(?P<x>.+?)\s*[,،;؛]?\s+(?:not|and\s+not|rather\s+than|instead\s+of|over|نه|و\s+نه)\s+(?P<y>.+?)[\s.!]*$", re.I)
+_LABEL_AFTER_TEXT = re.compile(r"^(?P<t>.+?)\s*\(\s*(?P<l>[1-9A-D]|الف|ب|ج|د)\s*\)[\s.!]*$")
 _LIST_LINE = re.compile(r"^\s*[-•*]?\s*[(\[]?\s*(?:[1-9]|[A-D]|الف|ب|ج|د)\s*[.)\]:]\s+\S")
 
 
-def _label_at(text: str, pos: int, options: "_OptionMatcher", *, after_option_word: bool) -> tuple[int, int] | None:
+# Ordinals that name an option right after an answer cue ("the answer is the third", «پاسخ چهارم»);
+# bare number words ("one", «یک») only after an option word ("option one").
+_TRUE_ORDINALS = frozenset(
+    "first second third fourth fifth اول دوم سوم چهارم پنجم اولی دومی سومی چهارمی پنجمی اولین دومین سومین چهارمین پنجمین".split()
+)
+
+
+def _label_at(
+    text: str, pos: int, options: "_OptionMatcher", *, after_option_word: bool, after_cue: bool = False
+) -> tuple[int, int] | None:
     space = options.space
     m = space.label_at.match(text, pos)
     if not m:
         return None
     kind = m.lastgroup
     token = m.group(kind)
-    if kind == "ordinal" and not after_option_word:
+    if kind == "ordinal" and not (after_option_word or after_cue and token.lower() in _TRUE_ORDINALS):
         return None
+    if kind == "ordnum":
+        if not (after_cue or after_option_word):
+            return None
+        kind = "digit"
     value = space.value(token, ordinal_ok=kind == "ordinal")
     if value is None:
         return None
     end = m.end()
-    if kind == "digit" and not after_option_word and _DIGIT_WORD_AFTER.match(text, end):
+    colloquial = m.group(0).endswith("ه")  # «۴ه» = "it's 4"
+    if kind == "digit" and m.group("digit") and not colloquial and not after_option_word and _DIGIT_WORD_AFTER.match(text, end):
         # "the answer is 2 because ...", "2 Khoresht gheymeh" are labels; "3 times a day" a quantity
         own_text = options.at(text, end + len(text[end:]) - len(text[end:].lstrip()))
         if not _EXPLAINS.match(text, end) and (own_text is None or own_text[0] != value):
@@ -364,10 +389,25 @@ class _OptionMatcher:
 
     def whole(self, text: str) -> int | None:
         """The option a whole phrase is ("Pomegranates.", "انارها", "قیمه"), or None."""
-        text = text.strip(" \t.،,;؛:!?؟\"'«»()*")
+        text = re.sub(r"^[^\w(]+|[^\w)]+$", "", text)
         text = re.sub(r"^(?:the|an?)\s+", "", text, flags=re.I)
         hit = self.at(text, 0, short=True)
         return hit[0] if hit and hit[1] == len(text) else None
+
+    def quoted(self, text: str) -> dict[int, bool]:
+        """Options a quoted span of two or more words belongs to, in only one option's text
+        ("the 'Would you perhaps enjoy a slice' response", «تعارف نکن») -> whether it is rejected."""
+        loose = {index: _loose(t) for index, t in self.texts.items()}
+        kept: dict[int, bool] = {}
+        for m in _QUOTED.finditer(text):
+            span = _loose(m.group("a") or m.group("b"))
+            if len(span.split()) < 2:
+                continue
+            owners = [index for index, t in loose.items() if re.search(rf"(?<!\w){re.escape(span)}(?!\w)", t)]
+            if len(owners) == 1:
+                rejected = bool(_REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]))
+                kept[owners[0]] = kept.get(owners[0], True) and rejected
+        return kept
 
     def found(self, text: str, *, short: bool = False) -> dict[int, bool]:
         """Options whose text (``short``: also a shortened form) the reply contains -> whether every
@@ -381,6 +421,14 @@ class _OptionMatcher:
             rejected = bool(_REJECTED_BEFORE.search(text[max(0, s - 25) : s])) or _negated_after(text, e)
             kept[index] = kept.get(index, True) and rejected
         return kept
+
+
+# A quoted span: "…", “…”, «…», and '…' opened after a space (not an apostrophe inside a word).
+_QUOTED = re.compile(r"""["“«](?P<a>[^"”»\n]{3,}?)["”»]|(?:(?<=\s)|^)['‘](?P<b>[^'’\n]{3,}?)['’](?=[\s.,;:!?)،؛]|$)""")
+
+
+def _loose(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", fold(text)).split())
 
 
 # Words that make "(A) is wrong, (B) is wrong, (C) is correct" a judgement, not an echoed list.
@@ -454,7 +502,11 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[int
         skip = _SKIP.match(text, pos)
         if skip:
             pos = skip.end()
-        label = _label_at(text, pos, options, after_option_word=after_option_word)
+        retraction = _RETRACTION.match(text, pos)  # "Actually, no: 3", «نه، ۴»: no negation of what follows
+        if retraction:
+            pos = retraction.end()
+            continue
+        label = _label_at(text, pos, options, after_option_word=after_option_word, after_cue=True)
         art = re.match(r"(?:an?|the)\s+", text[pos:], re.I)
         if art:  # "Answer: A pomegranate." -- the article, then option C's text
             hit = options.at(text, pos + art.end())
@@ -483,8 +535,14 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[int
     return None
 
 
+_EQUALLY = re.compile(r"(?<!\w)(?:just\s+as\s+well|equally\s+(?:well|good|valid|fine|appropriate|likely|plausible)|به\s+همان\s+اندازه|به\s+یک\s+اندازه)(?!\w)", re.I)  # fmt: skip
+_RETRACTION = re.compile(r"(?:no|nope|hmm+|wait|sorry|oops|نه|نخیر|ببخشید)\s*[,:،؛!\-–—.]+\s*", re.I)
 _HEDGE = -1
-_LEADING_CONNECTIVE = re.compile(r"^(?:so|thus|hence|therefore|پس|بنابراین)\s*[,:،]?\s+", re.I)
+_LEADING_CONNECTIVE = re.compile(
+    r"^(?:(?:so|thus|hence|therefore|definitely|def|surely|certainly|clearly|obviously|probably|پس|بنابراین|قطعا|حتما|مسلما|احتمالا)\s*[,:،]?\s+)+",
+    re.I,
+)
+_TRAILING_ADVERB = re.compile(r"\s*[,،]?\s*(?:definitely|for\s+sure|of\s+course|obviously|قطعا|حتما|مسلما|البته|دیگه)[\s.!]*$", re.I)
 
 
 def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False) -> int | None:
@@ -492,7 +550,7 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False) 
     "گزینه سوم", "Pomegranates.", "Korea: 4"), _HEDGE for "A or C", else None. At the reply's
     start (``lead``) a label followed by an explanation counts too ("3, because ...", «۲ زیرا ...»)."""
     space = options.space
-    s = _LEADING_CONNECTIVE.sub("", sentence.strip(" \t*_#>"))
+    s = _TRAILING_ADVERB.sub("", _LEADING_CONNECTIVE.sub("", sentence.strip(" \t*_#>")))
     if not s:
         return None
     bare = space.bare_label.match(s)
@@ -503,7 +561,7 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False) 
         label = space.value(labelled.group("l"), ordinal_ok=False)
         rest = labelled.group("rest").strip(" \t*.")
         if label is not None and _hedged_after(s, labelled.start("rest") - 1 if rest else len(s), label, options):
-            return _HEDGE
+            return _joined(s, labelled.end("l"))
         sep = labelled.group("sep").strip()
         punctuated = bool(sep)  # "C) ..." vs "C Pomegranate" / "A Persian ..."
         if label is not None and (
@@ -523,8 +581,18 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False) 
     first = space.label_at.match(s)
     if first and first.lastgroup in ("upper", "fa", "digit"):
         value = space.value(first.group(first.lastgroup), ordinal_ok=False)
-        if value is not None and _hedged_after(s, first.end(), value, options) and not s[first.end():].strip(" \t.,،").count(" ") > 4:  # fmt: skip
-            return _HEDGE
+        if value is not None and _hedged_after(s, first.end(), value, options):
+            return _joined(s, first.end())
+    versus = _VERSUS.match(s)  # "X, not Y", "1 rather than 2", «فسنجان، نه قیمه»
+    if versus:
+        chosen, other = _answer_line(versus.group("x"), options), _answer_line(versus.group("y"), options)
+        if chosen is not None and chosen != _HEDGE and other != chosen:
+            return chosen
+    quoted = _LABEL_AFTER_TEXT.match(s)  # "Zurkhaneh (2)": an option's text and its own label
+    if quoted:
+        value = space.value(quoted.group("l"), ordinal_ok=False)
+        if value is not None and options.whole(quoted.group("t")) == value:
+            return value
     keyed = _KEYED_LINE.match(s)
     if keyed and len(keyed.group("key").split()) <= 3 and not re.match(r"(?i)\s*(?:step|مرحله)", keyed.group("key")):
         rest = space.bare_label.match(keyed.group("rest"))
@@ -542,6 +610,61 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False) 
             if word in _EN_NUMBER_WORDS and s.strip(" \t.!*").lower() == word or re.match(rf"(?i)^\W*(?:option|choice|response)\s+{word}\W*$", s):  # fmt: skip
                 return value
     return options.whole(s)
+
+
+_OR_JOIN = re.compile(r"\s*[,،]?\s*(?:or|either|یا|/|to|تا|[-–])", re.I)
+_HEDGE_WORDS = re.compile(
+    r"\s*[,،]?\s*(?:$|both|either|could|might|may|depend|are\s+(?:both\s+)?(?:fine|good|ok|okay|possible|plausible|acceptable|appropriate|correct|right)"
+    r"|هر\s+دو|ممکن|می\s+توان|بستگی|درست|مناسب)",
+    re.I,
+)
+
+
+def _joined(s: str, end: int) -> int | None:
+    """A line opening with two joined labels: "1 or 2" is a hedge (_HEDGE); "1 and 2 are both fine"
+    too; "1 and 2 are too insistent" / "1 and 2 sound boastful" names rejected options: no answer
+    line (None), the rest of the reply decides."""
+    if _OR_JOIN.match(s, end):
+        return _HEDGE
+    listed = _COORDINATED.match(s, end)
+    after = listed.end() if listed else end
+    if _negated_after(s, after):
+        return None
+    return _HEDGE if _HEDGE_WORDS.match(s, after) else None
+
+
+_VERDICT_LINE = re.compile(
+    r"""^[\s\-•*]*[(\[]?\s*(?P<l>[1-9A-D]|الف|ب|ج|د)\s*[).:\]\-–]\s*.*?[\s:\-–—,،]\s*(?:is\s+|است\s+)?
+        (?:(?P<yes>yes|correct|right|true|بله|آره|درست|صحیح|درسته|✓|✔|✅)|(?P<no>no|wrong|incorrect|false|نه|خیر|نادرست|غلط|✗|✘|❌))
+        (?:\s+(?:است|هست))?[\s.!]*$""",
+    re.X | re.I,
+)
+
+
+def _verdict_list(text: str, space: _Space) -> int | None:
+    """Options judged one by one, one line each, exactly one of them yes: that one."""
+    yes, no = set(), set()
+    for line in text.split("\n"):
+        m = _VERDICT_LINE.match(line)
+        if m:
+            value = space.value(m.group("l"), ordinal_ok=False)
+            if value is not None:
+                (yes if m.group("yes") else no).add(value)
+    if len(yes) == 1 and len(yes | no) >= 3 and not yes & no:
+        return yes.pop()
+    return None
+
+
+_CONCLUSION = re.compile(r"(?<!\w)(?:therefore|thus|hence|so|in\s+conclusion|overall|ultimately|بنابراین|پس|در\s+نتیجه|در\s+نهایت|در\s+کل)(?!\w)", re.I)
+
+
+def _concluded(sentences: list[str], options: "_OptionMatcher", excluded: set[int]) -> int | None:
+    """The one option (text, or a shortened one) the last concluding sentence names, not rejected."""
+    for sentence in reversed(sentences):
+        if _CONCLUSION.search(sentence):
+            named = {i for i, rejected in options.found(sentence, short=True).items() if not rejected} - excluded
+            return named.pop() if len(named) == 1 else None
+    return None
 
 
 def _numbered_lines(text: str) -> int:
@@ -570,6 +693,8 @@ def read_option(
     bare = space.bare_label.match(text)
     if bare:
         return space.value(bare.group("l"), ordinal_ok=False)
+    if _EQUALLY.search(text):  # "2, though 3 could work just as well": two answers, none chosen
+        return None
 
     # 1. answer statements: (position, label, negated, hedged); the last one standing wins
     statements: list[tuple[int, int, bool, bool]] = []
@@ -619,6 +744,11 @@ def read_option(
         elif label not in excluded:
             return label
 
+    # a verdict per option ("1) Perfume bottle - no\n2) Golabpash - yes ..."): the one yes
+    verdicts = _verdict_list(text, space)
+    if verdicts is not None:
+        return verdicts
+
     # 2. an answer line at the end or at the start of the reply
     sentences = [s for s in _SENTENCE_SPLIT.split(text) if s.strip() and not s.rstrip().endswith(("?", "؟"))]
     if sentences:
@@ -635,6 +765,11 @@ def read_option(
             if line is not None and line not in excluded:
                 return line
 
+    # the concluding sentence names one option ("The story therefore describes Chaharshanbe Suri.")
+    concluded = _concluded(sentences, matcher, excluded)
+    if concluded is not None:
+        return concluded
+
     # 3. labels mentioned with formatting, then option texts: only an unambiguous one counts
     for _, label, negated, _ in mentions:
         if negated:
@@ -648,10 +783,12 @@ def read_option(
         return None
 
     found = matcher.found(text)
+    for index, rejected in matcher.quoted(text).items():  # "the 'Would you perhaps enjoy a slice' one"
+        found[index] = found.get(index, True) and rejected
     texts = {index for index, rejected in found.items() if not rejected} - excluded
     # an option named only in a shortened form beside it ("ghormeh sabzi or gheymeh") leaves it unsure
-    named = {index for index, rejected in matcher.found(text, short=True).items() if not rejected} - excluded
-    if len(texts) == 1 and named <= texts:
+    named = {index for index, rejected in matcher.found(text, short=True).items() if not rejected} - excluded - texts
+    if len(texts) == 1 and not named:
         return texts.pop()
     return None
 

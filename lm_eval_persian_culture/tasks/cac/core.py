@@ -35,7 +35,7 @@ from lm_eval_persian_culture.data.sources import (
 from lm_eval_persian_culture.text.persian import fold
 from lm_eval_persian_culture.scoring.records import decode_record, encode_record
 from lm_eval_persian_culture.scoring import llm_extract
-from lm_eval_persian_culture.scoring.extract import cut_off_reasoning, read_pick as read_pick_number
+from lm_eval_persian_culture.scoring.extract import cut_off_reasoning, read_pick as read_pick_number, strip_reasoning
 from lm_eval_persian_culture.scoring.ranges import SIGMAS, accepted_range
 
 logger = logging.getLogger("lm_eval_persian_culture")
@@ -351,7 +351,7 @@ def _loose(text: str) -> str:
 def match_response_text(reply: str, doc: Mapping) -> int | None:
     """The response a reply quotes instead of numbering ("Would you perhaps enjoy a slice, dear?"):
     the one response whose text the reply contains; None when it contains none or several."""
-    text = _loose(reply)
+    text = _loose(strip_reasoning(reply))
     found = [i for i, f in enumerate(RESPONSE_FIELDS, 1) if _loose(doc[f]) and _loose(doc[f]) in text]
     return found[0] if len(found) == 1 else None
 
