@@ -137,8 +137,11 @@ _EN_ORDINALS = (*_EN_ORDINALS, "fifth")
 _EN_NUMBER_WORDS = ("one", "two", "three", "four", "five")
 
 # Words that name a label: "option 2", "response 3", "choice B", "گزینهٔ ۲", "number 4", "#4".
-_OPTION_WORD = r"(?:options?|choices?|responses?|reply|replies|numbers?|گزینه(?:\s+ی|\s+های)?)"
+_OPTION_WORD = r"(?:options?|choices?|responses?|reply|replies|numbers?|گزینه(?:\s+ی(?!\w)|\s+های(?!\w))?)"
 _OPTION_WORD_AT = re.compile(rf"{_OPTION_WORD}(?!\w)", re.I)
+
+
+_EXPLAINING = r"(?:since|because|as|is|was|for|fits|seems|would|it|—)"
 
 
 class _Space:
@@ -154,7 +157,7 @@ class _Space:
         self.label_at = re.compile(
             rf"""[(\[«"'‘]?\s*
             (?:
-                (?P<upper>(?:A(?![\w'’])(?!\s+[a-z])|[B-D](?![\w'’]))(?<={up}))  # B (not "An", "A's", "A pomegranate")
+                (?P<upper>(?:A(?![\w'’])(?!\s+(?!{_EXPLAINING}(?!\w))[a-z])|[B-D](?![\w'’]))(?<={up}))  # B (not "An", "A's", "A pomegranate"; "A since ..." is)
               | (?P<lower>{low})(?=\s*[)\]]|\s*[.:,;]?\s*(?:$|\n))            # b)  b.  (not the article "a")
               | (?P<fa>{fa})(?!\w)                                           # ب
               | (?P<digit>{digit})(?:ه(?!\w))?(?!\w|[.,]\d)                   # 2, ۴ه (not "2.5")
@@ -278,7 +281,7 @@ _ASSERTED = re.compile(
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?؟;؛])\s+|\n+")
 _BARE_ORDINAL = re.compile(r"^[\W_]*(?:the\s+)?(?P<o>[^\W\d_]+?)(?:\s+(?:option|choice|response|one))?[\W_]*$", re.I)
 # An answer line of the form "<key>: <label>" ("Korea: 4", "Final pick: 2", «انتخاب: ۳»).
-_KEYED_LINE = re.compile(r"^(?P<key>[^\W\d_][^\d:\n]{0,30}):\s*(?P<rest>.+)$")
+_KEYED_LINE = re.compile(r"^(?P<key>[^\W\d_][^\d:\n]{0,80}?):\s*(?P<rest>[^:\n]+)$")
 # After a label at the start of a reply, an explanation ("3, because ...", «۲ زیرا ...»).
 _EXPLANATION_START = re.compile(
     r"(?:because|since|as|given|due\s+to|this|it|the|they|that|i\s+(?:guess|think|suppose|believe)|lol|haha"
@@ -360,7 +363,8 @@ class _OptionMatcher:
         self.patterns: list[tuple[int, re.Pattern]] = []
         words_of: dict[int, list[str]] = {}
         for index, text in enumerate(list(options or ())[: space.count]):
-            norm = normalize(str(text or ""), zwnj_to_space=True).strip(" .،,;؛:!?؟\"'«»()")
+            norm = normalize(str(text or ""), zwnj_to_space=True).replace("“", '"').replace("”", '"')
+            norm = norm.strip(" .،,;؛:!?؟\"'«»()")
             if len(norm) < 2:
                 continue
             self.texts[index] = norm
@@ -390,9 +394,11 @@ class _OptionMatcher:
     def whole(self, text: str) -> int | None:
         """The option a whole phrase is ("Pomegranates.", "انارها", "قیمه"), or None."""
         text = re.sub(r"^[^\w(]+|[^\w)]+$", "", text)
-        text = re.sub(r"^(?:the|an?)\s+", "", text, flags=re.I)
-        hit = self.at(text, 0, short=True)
-        return hit[0] if hit and hit[1] == len(text) else None
+        for phrase in (text, re.sub(r"^(?:the|an?)\s+", "", text, flags=re.I)):
+            hit = self.at(phrase, 0, short=True)
+            if hit and hit[1] == len(phrase):
+                return hit[0]
+        return None
 
     def quoted(self, text: str) -> dict[int, bool]:
         """Options a quoted span of two or more words belongs to, in only one option's text
@@ -405,8 +411,30 @@ class _OptionMatcher:
                 continue
             owners = [index for index, t in loose.items() if re.search(rf"(?<!\w){re.escape(span)}(?!\w)", t)]
             if len(owners) == 1:
-                rejected = bool(_REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]))
-                kept[owners[0]] = kept.get(owners[0], True) and rejected
+                rejected = bool(_REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()])) or _in_rejection(text, m.start())
+                kept[owners[0]] = kept.get(owners[0], False) or rejected
+        return kept
+
+    def phrases(self, text: str) -> dict[int, bool]:
+        """Options one of whose runs of three or more words, in no other option, the reply repeats
+        ("Reza should insist on paying" for "Insist on paying, because ...") -> whether rejected."""
+        loose = {index: _loose(t).split() for index, t in self.texts.items()}
+        kept: dict[int, bool] = {}
+        for index, words in loose.items():
+            others = [" " + " ".join(w) + " " for j, w in loose.items() if j != index]
+            for n in range(len(words), 2, -1):
+                for i in range(len(words) - n + 1):
+                    run = words[i : i + n]
+                    if any(f" {' '.join(run)} " in o for o in others):
+                        continue
+                    m = re.search(r"(?<!\w)" + r"[\W_]+".join(map(re.escape, run)) + r"(?!\w)", text, re.I)
+                    if m is None:
+                        continue
+                    rejected = _in_rejection(text, m.start()) or bool(_REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]))
+                    kept[index] = kept.get(index, False) or rejected
+                    break
+                if index in kept:
+                    break
         return kept
 
     def found(self, text: str, *, short: bool = False) -> dict[int, bool]:
@@ -418,13 +446,21 @@ class _OptionMatcher:
         for s, e, index in spans:
             if any(s2 <= s and e <= e2 and (e2 - s2) > (e - s) for s2, e2, _ in spans):
                 continue
-            rejected = bool(_REJECTED_BEFORE.search(text[max(0, s - 25) : s])) or _negated_after(text, e)
-            kept[index] = kept.get(index, True) and rejected
+            rejected = bool(_REJECTED_BEFORE.search(text[max(0, s - 25) : s])) or _negated_after(text, e) or _in_rejection(text, s)
+            kept[index] = kept.get(index, False) or rejected  # rejected once ("not orange"), never chosen here
         return kept
 
 
 # A quoted span: "…", “…”, «…», and '…' opened after a space (not an apostrophe inside a word).
 _QUOTED = re.compile(r"""["“«](?P<a>[^"”»\n]{3,}?)["”»]|(?:(?<=\s)|^)['‘](?P<b>[^'’\n]{3,}?)['’](?=[\s.,;:!?)،؛]|$)""")
+
+
+# "X, not Y ...", "…، نه Y": what follows the "not" up to the clause's end is rejected.
+_REJECTION_ZONE = re.compile(r"(?:^|[,،;؛]\s*|\s)(?:not|and\s+not|rather\s+than|instead\s+of|نه|و\s+نه)\s+[^.,;:!?،؛\n]*", re.I)
+
+
+def _in_rejection(text: str, pos: int) -> bool:
+    return any(m.start() <= pos < m.end() for m in _REJECTION_ZONE.finditer(text))
 
 
 def _loose(text: str) -> str:
@@ -535,7 +571,20 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[int
     return None
 
 
+# "I'm not sure, maybe C", «مطمئن نیستم، شاید هم د»: uncertainty between options, no answer.
+_UNSURE = re.compile(
+    r"(?<!\w)(?:(?:not\s+(?:sure|certain)|unsure|مطمئن\s+نیستم|اطمینان\s+ندارم)[^.\n]{0,40}?(?<!\w)(?:maybe|perhaps|possibly|or|شاید|یا)(?!\w)"
+    r"|(?:hard|difficult|impossible)\s+to\s+(?:say|tell)|(?:سخت|دشوار)\s+است\s+(?:بگویم|گفت)|نمی\s*شود\s+گفت)",
+    re.I,
+)
 _EQUALLY = re.compile(r"(?<!\w)(?:just\s+as\s+well|equally\s+(?:well|good|valid|fine|appropriate|likely|plausible)|به\s+همان\s+اندازه|به\s+یک\s+اندازه)(?!\w)", re.I)  # fmt: skip
+_ECHOED_QUESTION = re.compile(r"^\s*(?:question|پرسش|سوال|سؤال)\s*[:：][^\n]*\?[ \t]*$", re.I | re.M)
+_NEXT_QUESTION = re.compile(r"\n\s*(?:question|پرسش|سوال|سؤال)\s*\d*\s*[:：]", re.I)
+_REFUSAL = re.compile(
+    r"(?<!\w)(?:can['’]?t|cannot|can\s+not|unable\s+to|won['’]t|will\s+not|refuse\s+to|decline\s+to)\s+(?:\w+\s+){0,2}?(?:choose|pick|select|answer|decide|determine|tell)"
+    r"|نمی\s*توانم\s+(?:\S+\s+){0,2}?(?:انتخاب|پاسخ|جواب|تشخیص)",
+    re.I,
+)
 _RETRACTION = re.compile(r"(?:no|nope|hmm+|wait|sorry|oops|نه|نخیر|ببخشید)\s*[,:،؛!\-–—.]+\s*", re.I)
 _HEDGE = -1
 _LEADING_CONNECTIVE = re.compile(
@@ -545,7 +594,7 @@ _LEADING_CONNECTIVE = re.compile(
 _TRAILING_ADVERB = re.compile(r"\s*[,،]?\s*(?:definitely|for\s+sure|of\s+course|obviously|قطعا|حتما|مسلما|البته|دیگه)[\s.!]*$", re.I)
 
 
-def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False) -> int | None:
+def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, tail: bool = False) -> int | None:
     """The option a sentence that is nothing but an answer gives ("C", "(C) Pomegranate.",
     "گزینه سوم", "Pomegranates.", "Korea: 4"), _HEDGE for "A or C", else None. At the reply's
     start (``lead``) a label followed by an explanation counts too ("3, because ...", «۲ زیرا ...»)."""
@@ -594,7 +643,7 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False) 
         if value is not None and options.whole(quoted.group("t")) == value:
             return value
     keyed = _KEYED_LINE.match(s)
-    if keyed and len(keyed.group("key").split()) <= 3 and not re.match(r"(?i)\s*(?:step|مرحله)", keyed.group("key")):
+    if keyed and (tail or len(keyed.group("key").split()) <= 3) and not re.match(r"(?i)\s*(?:step|مرحله)", keyed.group("key")):
         rest = space.bare_label.match(keyed.group("rest"))
         if rest:
             return space.value(rest.group("l"), ordinal_ok=False)
@@ -687,13 +736,17 @@ def read_option(
     space = _space(count, letters)
     matcher = _OptionMatcher(options, space)
     text = space.range_echo.sub(" ", text)
+    head = _NEXT_QUESTION.split(text, maxsplit=1)[0]
+    if head.strip():  # "Answer: B\n\nQuestion: ...\nAnswer: D": the model went on to invent questions
+        text = head
+    text = _ECHOED_QUESTION.sub("", text)  # "Question: ... What should Reza do?" repeated from the prompt
     text = _drop_echoed_options(text, matcher).strip()
     if not text:
         return None
     bare = space.bare_label.match(text)
     if bare:
         return space.value(bare.group("l"), ordinal_ok=False)
-    if _EQUALLY.search(text):  # "2, though 3 could work just as well": two answers, none chosen
+    if _EQUALLY.search(text) or _UNSURE.search(text):  # "2, though 3 could work just as well": none chosen
         return None
 
     # 1. answer statements: (position, label, negated, hedged); the last one standing wins
@@ -744,6 +797,9 @@ def read_option(
         elif label not in excluded:
             return label
 
+    if _REFUSAL.search(text):  # "..., so I can't choose between these options"
+        return None
+
     # a verdict per option ("1) Perfume bottle - no\n2) Golabpash - yes ..."): the one yes
     verdicts = _verdict_list(text, space)
     if verdicts is not None:
@@ -752,7 +808,7 @@ def read_option(
     # 2. an answer line at the end or at the start of the reply
     sentences = [s for s in _SENTENCE_SPLIT.split(text) if s.strip() and not s.rstrip().endswith(("?", "؟"))]
     if sentences:
-        tail = _answer_line(sentences[-1], matcher) if len(sentences) > 1 else None
+        tail = _answer_line(sentences[-1], matcher, tail=True) if len(sentences) > 1 else None
         # the first line of a numbered list of steps ("1. Yalda is ...\n2. ...") is no answer
         lead = None if _numbered_lines(text) >= 2 and _LIST_LINE.match(text) else _answer_line(sentences[0], matcher, lead=True)
         if lead is None and _numbered_lines(text) < 2:
@@ -783,8 +839,9 @@ def read_option(
         return None
 
     found = matcher.found(text)
-    for index, rejected in matcher.quoted(text).items():  # "the 'Would you perhaps enjoy a slice' one"
-        found[index] = found.get(index, True) and rejected
+    for extra in (matcher.quoted(text), matcher.phrases(text)):  # "the 'Would you perhaps enjoy a slice' one"
+        for index, rejected in extra.items():
+            found[index] = found.get(index, False) or rejected
     texts = {index for index, rejected in found.items() if not rejected} - excluded
     # an option named only in a shortened form beside it ("ghormeh sabzi or gheymeh") leaves it unsure
     named = {index for index, rejected in matcher.found(text, short=True).items() if not rejected} - excluded - texts
@@ -837,6 +894,7 @@ _YN_AT = re.compile(
       | (?P<yes_adj>درست|درسته|صحیح|مثبت|correct|true|right)(?:\s+(?:است|هست|بود))?{_ADJ_END}
       | (?P<yes_adv>absolutely|definitely|certainly|of\s+course|indeed|البته|قطعا|مسلما|حتما){_ADJ_END}
       | (?P<yes>yes|yeah|yep|yup|بله|بلی|آره|آری)(?!\w)
+      | (?P<yes_did>(?:of\s+course|certainly|definitely|absolutely|sure)\s+(?:he|she|they|it|you|we)\s+(?:did|does|do|is|was|were|should|would|will)(?!\s*n['’]t|\s+not)(?!\w))
       | (?P<no>(?:no|nope|nah){_NO_AS_VERDICT}|(?:خیر|نخیر|نچ)(?!\w)|نه(?!\w)(?!\s+(?:تنها|فقط)(?!\w)))
     )""",
     re.X | re.I,
@@ -850,6 +908,8 @@ _YN_CUES = re.compile(
       | پاسخ(?:\s+(?:نهایی|من|کوتاه))? | جواب(?:\s+(?:نهایی|من))? | نتیجه(?:\s+گیری)? | در\s+نتیجه | بنابراین | پس
       | خلاصه | به\s+طور\s+خلاصه | در\s+کل | معلومه\s+که | معلوم\s+است\s+که | مسلمه\s+که
       | i(?:\s+would|'d|’d)?\s+say | قطعا | مسلما | حتما | definitely | certainly | absolutely
+      | (?:but\s+)?(?:by|according\s+to|from\s+the\s+(?:point\s+of\s+view|perspective)\s+of|in\s+terms\s+of)\s+(?:persian\s+|iranian\s+)?(?:tradition|custom|etiquette|culture)s?
+      | (?:ولی\s+|اما\s+)?(?:از\s+نظر|طبق|بر\s+اساس|مطابق|با\s+توجه\s+به)\s+(?:رسوم|رسم|سنت|آداب|فرهنگ|عرف)(?:\s+(?:ایرانی|ایران))?
     )(?!\w)""",
     re.X | re.I,
 )
@@ -926,7 +986,7 @@ _CONTRAST = re.compile(r"(?<!\w)(?:but|however|yet|اما|ولی|لیکن)(?!\w)
 
 
 def _yn_value(m: re.Match) -> bool:
-    return m.lastgroup in ("yes", "yes_adj", "yes_adv")
+    return m.lastgroup in ("yes", "yes_adj", "yes_adv", "yes_did")
 
 
 def _yn_after_cue(text: str, pos: int) -> tuple[bool, int] | None:
@@ -1020,6 +1080,16 @@ def _verdict_phrases(text: str) -> list[tuple[int, bool]]:
     return [(pos, value) for pos, value in found if not _conceded(text, pos)]
 
 
+_BARE_STATEMENT_LINE = re.compile(r"^\W*(?:answer|پاسخ|جواب)\W*(?:yes|no|بله|خیر|نه|آره)\W*$", re.I)
+
+
+def _bare_statements(text: str, first: int, second: int) -> bool:
+    """Are the two statements at these positions adjacent lines that say nothing else?"""
+    lines = text[text.rfind("\n", 0, first) + 1 :].split("\n")
+    between = text[first:second].count("\n")
+    return between == 1 and all(_BARE_STATEMENT_LINE.match(line) for line in lines[:2])
+
+
 def extract_yes_no(reply: str | None) -> bool | None:
     """True for a Yes answer, False for No, None when the reply states neither clearly."""
     text = _prepare(reply)
@@ -1034,6 +1104,9 @@ def extract_yes_no(reply: str | None) -> bool | None:
         if got is not None:
             stated.append((cue.start(), got[0]))
     if stated:
+        last = sorted(stated)[-2:]
+        if len(last) == 2 and last[0][1] != last[1][1] and _bare_statements(text, last[0][0], last[1][0]):
+            return None  # "پاسخ: بله\nپاسخ: خیر": two answers one after the other, nothing deciding between them
         return max(stated)[1]
 
     # 2. an answer line at the end ("...\n\nNo.", "..., no.") or at the start ("No.\n\nYes,
