@@ -67,7 +67,7 @@ def group_yaml() -> str:
         "  - metric: invalid_rate\n    aggregation: mean\n    weight_by_size: false\n"
         "  - metric: llm_extracted_rate\n    aggregation: mean\n    weight_by_size: false\n"
         "  - metric: chance_range_accuracy\n    aggregation: mean\n    weight_by_size: false\n"
-        "metadata:\n  version: 1.0\n"
+        "metadata:\n  version: 1.1\n"
     )
 
 
