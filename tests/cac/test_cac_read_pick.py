@@ -1,4 +1,4 @@
-"""How CAC reads a pick: the shared answer grammar first, then a quoted response text."""
+"""How CAC reads a pick: the shared answer grammar over the five labels and the five response texts."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ DOC = json.loads((FIXTURES / "cac" / "conversations.jsonl").read_text(encoding="
         # a response's text, read by the grammar like an option's text
         ('"Would you perhaps enjoy a slice, dear?"', (3, "rule")),
         ("GRANDPARENT: You must take a slice of it right now!", (1, "rule")),
-        # quoted with other punctuation (curly apostrophe): the loose quote match
-
-        ("The best reply is “You may have a slice if you’d like.”", (5, "text")),
+        # quoted with other punctuation (curly quotes and apostrophe), or in capitals without commas
+        ("The best reply is “You may have a slice if you’d like.”", (5, "rule")),
+        ("WOULD YOU PERHAPS ENJOY A SLICE DEAR", (3, "rule")),
         # one response rejected, the other chosen
         ("Not 'You must take a slice of it right now!' but 'You may have a slice if you'd like.'", (5, "rule")),
         # two response texts quoted, neither chosen: no single pick
@@ -38,5 +38,5 @@ def test_read_pick(reply, expected):
 
 def test_filter_records_how_each_pick_was_read():
     out = [json.loads(r) for r in core.extract_filter([["4"], ["The best reply is “You may have a slice if you’d like.”"], ["hmm"]], [DOC] * 3)]
-    assert [(r["pick"], r["read_by"]) for r in out] == [(4, "rule"), (5, "text"), (None, None)]
+    assert [(r["pick"], r["read_by"]) for r in out] == [(4, "rule"), (5, "rule"), (None, None)]
     assert out[2]["reply"] == "hmm"

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import re
 from functools import partial
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -32,10 +31,9 @@ from lm_eval_persian_culture.data.sources import (
     load_rows,
     resolve_data_dir,
 )
-from lm_eval_persian_culture.text.persian import fold
 from lm_eval_persian_culture.scoring.records import decode_record, encode_record
 from lm_eval_persian_culture.scoring import llm_extract
-from lm_eval_persian_culture.scoring.extract import cut_off_reasoning, read_pick as read_pick_number, strip_reasoning
+from lm_eval_persian_culture.scoring.extract import cut_off_reasoning, read_pick as read_pick_number
 from lm_eval_persian_culture.scoring.ranges import SIGMAS, accepted_range
 
 logger = logging.getLogger("lm_eval_persian_culture")
@@ -344,26 +342,11 @@ def load_iran(**settings):
 
 
 # --------------------------------------------------------------------------- filter and records
-def _loose(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s']", " ", fold(text.replace("’", "'"))).split())
-
-
-def match_response_text(reply: str, doc: Mapping) -> int | None:
-    """The response a reply quotes instead of numbering ("Would you perhaps enjoy a slice, dear?"):
-    the one response whose text the reply contains; None when it contains none or several."""
-    text = _loose(strip_reasoning(reply))
-    found = [i for i, f in enumerate(RESPONSE_FIELDS, 1) if _loose(doc[f]) and _loose(doc[f]) in text]
-    return found[0] if len(found) == 1 else None
-
-
 def read_pick(reply: str, doc: Mapping) -> tuple[int | None, str | None]:
-    """(pick, how it was read): the pack's answer grammar over the five labels and response texts
-    ("rule"), else a response quoted with other punctuation ("text"), else (None, None)."""
+    """(pick, "rule") as the pack's answer grammar reads it over the five labels and the five
+    response texts (quoted, inflected, or a quoted part of only one response), else (None, None)."""
     pick = read_pick_number(reply, [doc[f] for f in RESPONSE_FIELDS], count=5)
-    if pick is not None:
-        return pick, "rule"
-    pick = match_response_text(reply, doc)
-    return (pick, "text") if pick is not None else (None, None)
+    return (pick, "rule") if pick is not None else (None, None)
 
 
 # --------------------------------------------------------------------------- LLM extractor
@@ -389,7 +372,7 @@ def _question(doc: Mapping) -> str:
 
 def extract_filter(resps: Sequence, docs: Sequence[dict]) -> list[str]:
     """Custom lm-eval filter: one JSON record per reply, ``{"reply", "pick": 1-5 | None,
-    "read_by": "rule" | "text" | "llm" | None}`` (plus ``llm_raw``/``llm_error`` where the
+    "read_by": "rule" | "llm" | None}`` (plus ``llm_raw``/``llm_error`` where the
     extractor was asked). Replies the rules cannot read go to the LLM extractor if one is set."""
     replies = [(resp[0] if isinstance(resp, (list, tuple)) else resp) or "" for resp in resps]
     read = [read_pick(reply, doc) for reply, doc in zip(replies, docs)]
