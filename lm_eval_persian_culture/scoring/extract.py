@@ -1,39 +1,48 @@
-"""Deterministic answer extraction from free-text replies, in English and Persian.
+"""Deterministic answer reading from free-text replies, in English and Persian: ONE grammar for
+options and picks (DivanBench A-D, PerCul 1-4, CAC 1-5), and the yes/no reader beside it.
 
-DivanBench's paper let GPT-4o-mini read which option (A-D) or which verdict (yes/no) a
-model chose. These functions do the same job with rules, so scores do not depend on a
-paid model; replies the rules cannot read return ``None`` (counted as invalid, and handed
-to the optional LLM extractor when one is configured).
+The papers let an LLM read which option or verdict a model chose, or do not say how they read it.
+These functions do the same job with rules, so scores do not depend on a paid model; replies the
+rules cannot read return ``None`` (counted as invalid, and handed to the optional LLM extractor
+when one is configured).
 
-:func:`extract_choice` understands ``Answer: B``, ``The correct option is (C)``,
-``پاسخ: ب``, ``گزینهٔ ۲``, ``گزینه سوم``, ``C) Pomegranate``, the option's own text, and
-reasoning before the answer. :func:`extract_yes_no` understands Yes/No, بله/آره/درست and
-خیر/نه/نادرست, an answer after reasoning, and common verdict phrases ("they did not act
-according to Persian tradition", "مطابق رسوم ایرانی رفتار کردند").
+:func:`read_option` is the grammar; :func:`extract_choice` (A-D) and :func:`read_pick` (1-5) only
+spell its answer. It understands ``Answer: B``, ``The correct option is (C)``, ``پاسخ: ب``,
+``گزینهٔ ۲``, ``گزینه سوم``, ``C) Pomegranate``, ``Response 3``, ``the 4th``, ``\\boxed{2}``, a label
+followed by its explanation after a cue or at the reply's start (``پاسخ ۲ است``, ``3, because ...``),
+the option's own text (inflected, shortened to a word no other option has, a quoted part or a run
+of three or more of its words), and reasoning before the answer. :func:`extract_yes_no` understands
+Yes/No, بله/آره/درست and خیر/نه/نادرست, an answer after reasoning, and common verdict phrases
+("they did not act according to Persian tradition", "مطابق رسوم ایرانی رفتار کردند").
 
-Principles (how answers are actually written):
+Principles (how answers are actually written; the tests enforce the first):
 
+* **when unsure, no answer (invalid), never a guess**: a wrong option is the worst outcome, an
+  invalid reply the next; hedges ("B or C", "2, though 3 could work just as well", "I'm not sure,
+  maybe D"), refusals, contradicting bare answers and ambiguous mentions give ``None``;
 * an explicit answer statement ("Answer: C", "پاسخ: ج", "So, no.") outranks everything else,
   and of several the LAST wins (models correct themselves: "Answer: A. Wait, the answer is C");
-* otherwise an answer line at the START ("C\n\nUnlike (A) ...", "No.\n\nYes, greeting her
-  warmly is polite, but ...") or a bare answer line at the END ("... \n\nNo.") outranks
-  sentences in between, so later concessions and options named while explaining do not flip it;
-* a hedge ("B or C", "بله و خیر", "it depends") states no single answer and gives ``None``;
-* a negated statement ("the answer is not A", "گزینه الف نادرست است") never counts, and
-  excludes that label from earlier statements ("... A. Actually not A, it is B" -> B);
+* otherwise an answer line at the START ("C\n\nUnlike (A) ...", "3 - 1 and 2 are too pushy") or a
+  bare answer line at the END ("... \n\nNo.") outranks sentences in between, so later concessions
+  and options named while explaining do not flip it;
+* a negated or rejected option ("the answer is not A", "گزینه الف نادرست است", "1 and 2 are too
+  insistent", "X, not Y", "Option 1 is tempting") never counts, and excludes that option elsewhere;
+* a digit followed by a word is a label only where a cue or the reply's start makes it one ("the
+  answer is 2 because"), a quantity otherwise ("adds 2 eggs", "3 times a day");
 * a lone ``a`` is the English article, never option A, unless written as a label
-  (``(a)``, ``a)``, ``answer: a.``); a capital letter counts as a mention only when
+  (``(a)``, ``a)``, ``answer: a.``, ``A since ...``); a capital letter counts as a mention only when
   formatted as a label (``(C)``, ``C)``, ``C.`` at a line start), so "vitamin C" is not C;
 * verdicts in natural word order are read in both polarities and both languages ("this is
   (not) in line with Persian tradition", "it would be considered disrespectful", «این رفتار
   درست نیست», «رفتار آن‌ها با آداب ایرانی سازگار است», «… بی‌ادبی است», «طبق رسوم ایرانی، نه»);
 * option texts match in their inflected forms: English plurals, Persian plural (ها/های),
   ezafe (ـِ / ی / ‌ی), enclitics and ZWNJ variants (``سکه‌های طلا`` is option ``سکهٔ طلا``);
-* echoed option lists and echoed questions are not answers; ``<think>`` blocks are dropped (an
-  unclosed one, cut off, leaves no answer);
-* ambiguous replies (several options, "yes and no", refusals) give ``None``.
+* echoed option lists, questions and answer-format instructions are not answers; ``<think>``
+  blocks are dropped (an unclosed one, cut off, leaves no answer); a model that goes on inventing
+  few-shot questions is read up to the first one.
 
-``tests/extraction/corpus.py`` holds the labelled replies these rules are measured on.
+``tests/extraction/corpus.py`` and ``tests/extraction/corpus/*.jsonl`` hold the labelled replies
+these rules are measured on.
 """
 
 from __future__ import annotations
@@ -710,8 +719,11 @@ _CONCLUSION = re.compile(r"(?<!\w)(?:therefore|thus|hence|so|in\s+conclusion|ove
 def _concluded(sentences: list[str], options: "_OptionMatcher", excluded: set[int]) -> int | None:
     """The one option (text, or a shortened one) the last concluding sentence names, not rejected."""
     for sentence in reversed(sentences):
-        if _CONCLUSION.search(sentence):
-            named = {i for i, rejected in options.found(sentence, short=True).items() if not rejected} - excluded
+        conclusion = _CONCLUSION.search(sentence)
+        if conclusion:
+            # only what follows "therefore": "X involves fire, so it is not Y" concludes nothing about X
+            after = sentence[conclusion.end() :]
+            named = {i for i, rejected in options.found(after, short=True).items() if not rejected} - excluded
             return named.pop() if len(named) == 1 else None
     return None
 

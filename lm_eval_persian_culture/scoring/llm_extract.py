@@ -183,6 +183,26 @@ def run_extraction(
     return [Extracted(None if r.verdict in (None, "none") else r.verdict, r.raw, r.error) for r in results]
 
 
+class Fallback:
+    """A benchmark's LLM extractor for the replies its rules cannot read (PerCul, CAC): set from the
+    run's settings at dataset load (on when a judge is configured, unless ``switch`` is false), used by
+    the benchmark's filter. It lives in the installed package, as lm-eval re-executes task utils."""
+
+    def __init__(self, switch: str, name: str) -> None:
+        self.switch, self.name = switch, name
+        self.settings: JudgeSettings | None = None
+
+    def configure(self, settings: Mapping | None) -> JudgeSettings | None:
+        self.settings = extractor_settings(settings, switch=self.switch, what=f"{self.name}'s LLM extractor")
+        if self.settings is not None:
+            logger.info("%s: replies the rules cannot read go to the LLM extractor %s", self.name, self.settings.model)
+        return self.settings
+
+    def read_unread(self, replies, answers, questions):
+        """:func:`read_unread_numbered` with this benchmark's extractor (none: the rules' answers)."""
+        return read_unread_numbered(self.settings, replies, answers, questions, name=self.name.lower())
+
+
 def read_unread_numbered(
     js: JudgeSettings | None,
     replies: Sequence[str],
@@ -215,6 +235,7 @@ def read_unread_numbered(
 
 
 __all__ = [
+    "Fallback",
     "MCQ_TEMPLATE",
     "NUMBERED_TEMPLATE",
     "numbered_prompt",

@@ -8,13 +8,14 @@ from cac_testlib import evaluate, metrics
 
 from lm_eval_persian_culture.scoring.records import decode_record as rec
 from lm_eval_persian_culture.testing.openai_server import FakeOpenAIServer
+from tests.scripted_runs import judge_metadata
 
 
 def test_only_unreadable_replies_go_to_the_extractor(tmp_path):
     # Nigeria: c1 unreadable (accepted 2..3); the rest read by the rules: c2 2 (2..2) right,
     # c3 2 (1..1) wrong, c4 1 (2..3) wrong, c5 5 (2..5) right, c6 3 (4..5) wrong -> 2/6 without the extractor
     with FakeOpenAIServer(answer=lambda prompt, body: "3") as server:
-        meta = {"judge_model": "fake-judge", "judge_base_url": server.base_url, "judge_cache_dir": str(tmp_path)}
+        meta = judge_metadata(server, tmp_path)
         res = evaluate(["cac_nigeria"], metadata=meta)
         assert server.request_count == 1
         prompt = server.requests[0]["messages"][-1]["content"]
@@ -28,7 +29,7 @@ def test_only_unreadable_replies_go_to_the_extractor(tmp_path):
 
 def test_an_out_of_range_answer_leaves_the_reply_invalid(tmp_path):
     with FakeOpenAIServer(answer=lambda prompt, body: "7") as server:
-        meta = {"judge_model": "fake-judge", "judge_base_url": server.base_url, "judge_cache_dir": str(tmp_path)}
+        meta = judge_metadata(server, tmp_path)
         m = metrics(evaluate(["cac_nigeria"], metadata=meta), "cac_nigeria")
         assert server.request_count == 1
     assert m["invalid_rate"] == pytest.approx(1 / 6) and m["llm_extracted_rate"] == 0.0

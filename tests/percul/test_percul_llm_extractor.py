@@ -8,12 +8,13 @@ from percul_testlib import evaluate, metrics
 
 from lm_eval_persian_culture.scoring.records import decode_record as rec
 from lm_eval_persian_culture.testing.openai_server import FakeOpenAIServer
+from tests.scripted_runs import judge_metadata
 
 
 def test_only_unreadable_replies_go_to_the_extractor(tmp_path):
     # the sheet's only unreadable Persian reply is story 6_O_RIT (gold Choice 2); the server says "2"
     with FakeOpenAIServer(answer=lambda prompt, body: "2") as server:
-        meta = {"judge_model": "fake-judge", "judge_base_url": server.base_url, "judge_cache_dir": str(tmp_path)}
+        meta = judge_metadata(server, tmp_path)
         res = evaluate(["percul"], metadata=meta)
         assert server.request_count == 1
         assert server.requests_matching("نمی‌دانم؛ هر کدام ممکن است.") == 1
@@ -31,7 +32,7 @@ def test_only_unreadable_replies_go_to_the_extractor(tmp_path):
 
 def test_none_and_the_off_switch_leave_replies_invalid(tmp_path):
     with FakeOpenAIServer(answer=lambda prompt, body: "NONE") as server:
-        meta = {"judge_model": "fake-judge", "judge_base_url": server.base_url, "judge_cache_dir": str(tmp_path)}
+        meta = judge_metadata(server, tmp_path)
         m = metrics(evaluate(["percul"], metadata=meta), "percul")
         assert server.request_count == 1
         assert m["invalid_rate"] == pytest.approx(1 / 10) and m["llm_extracted_rate"] == 0.0

@@ -351,18 +351,9 @@ def read_pick(reply: str, doc: Mapping) -> tuple[int | None, str | None]:
 
 # --------------------------------------------------------------------------- LLM extractor
 LLM_EXTRACTOR_SETTING = "cac_llm_extractor"
-_extractor = None  # JudgeSettings of the LLM extractor, set at dataset load
-
-
-def configure_extractor(settings: Mapping | None):
-    """Set (or clear) the LLM extractor: on when a judge is configured for the run (``judge_model``
-    in --metadata or the judge env vars) unless ``cac_llm_extractor=false``; it reads only the
-    replies the rules cannot."""
-    global _extractor
-    _extractor = llm_extract.extractor_settings(settings, switch=LLM_EXTRACTOR_SETTING, what="CAC's LLM extractor")
-    if _extractor is not None:
-        logger.info("CAC: replies the rules cannot read go to the LLM extractor %s", _extractor.model)
-    return _extractor
+# replies the rules cannot read go to it when a judge is configured (set at dataset load)
+EXTRACTOR = llm_extract.Fallback(LLM_EXTRACTOR_SETTING, "CAC")
+configure_extractor = EXTRACTOR.configure
 
 
 def _question(doc: Mapping) -> str:
@@ -381,9 +372,7 @@ def extract_filter(resps: Sequence, docs: Sequence[dict]) -> list[str]:
         logger.warning("CAC: %d replies stop inside an unclosed <think> block (no pick): reasoning models need "
                        "--gen_kwargs max_gen_toks=... well above the default 256 (see tasks/cac/README.md)", cut)  # fmt: skip
     questions = [(_question(doc), [doc[f] for f in RESPONSE_FIELDS]) for doc in docs]
-    picks, by_llm, extra = llm_extract.read_unread_numbered(
-        _extractor, replies, [pick for pick, _ in read], questions, name="cac"
-    )
+    picks, by_llm, extra = EXTRACTOR.read_unread(replies, [pick for pick, _ in read], questions)
     records = []
     for reply, (_, by), pick, llm_by, more in zip(replies, read, picks, by_llm, extra):
         records.append(encode_record({"reply": reply, "pick": pick, "read_by": "llm" if llm_by == "llm" else by, **more}))

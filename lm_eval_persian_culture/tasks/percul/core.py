@@ -151,18 +151,9 @@ def load(languages: Sequence[str], **settings):
 
 # --------------------------------------------------------------------------- LLM extractor
 LLM_EXTRACTOR_SETTING = "percul_llm_extractor"
-_extractor = None  # JudgeSettings of the LLM extractor, set at dataset load
-
-
-def configure_extractor(settings: Mapping | None):
-    """Set (or clear) the LLM extractor: on when a judge is configured for the run (``judge_model``
-    in --metadata or the judge env vars) unless ``percul_llm_extractor=false``; it reads only the
-    replies the rules cannot."""
-    global _extractor
-    _extractor = llm_extract.extractor_settings(settings, switch=LLM_EXTRACTOR_SETTING, what="PerCul's LLM extractor")
-    if _extractor is not None:
-        logger.info("PerCul: replies the rules cannot read go to the LLM extractor %s", _extractor.model)
-    return _extractor
+# replies the rules cannot read go to it when a judge is configured (set at dataset load)
+EXTRACTOR = llm_extract.Fallback(LLM_EXTRACTOR_SETTING, "PerCul")
+configure_extractor = EXTRACTOR.configure
 
 
 # --------------------------------------------------------------------------- generative scoring
@@ -187,7 +178,7 @@ def extract_filter(resps: Sequence, docs: Sequence[Mapping]) -> list[str]:
                        "--gen_kwargs max_gen_toks=... for reasoning models", cut)  # fmt: skip
     numbers = [None if n is None else n + 1 for n in numbers]
     questions = [(_head(doc), list(doc["options"])) for doc in docs]
-    answers, read_by, extra = llm_extract.read_unread_numbered(_extractor, replies, numbers, questions, name="percul")
+    answers, read_by, extra = EXTRACTOR.read_unread(replies, numbers, questions)
     return [
         encode_record({"reply": reply, "extracted": None if a is None else LETTERS[a - 1], "extracted_by": by, **more})
         for reply, a, by, more in zip(replies, answers, read_by, extra)
