@@ -280,6 +280,7 @@ _ASSERTED = re.compile(
             (?:best|correct|right|ideal|most\s+(?:culturally\s+)?(?:appropriate|suitable|fitting|polite|natural|accurate)|answer|choice|pick|better|more\s+(?:appropriate|suitable|fitting|polite|natural))(?!\w)
       | (?:best|most\s+closely|most\s+accurately)\s+(?:fits|reflects|matches|captures|aligns|suits|represents)(?!\w)
       | (?:fits|works|matches)(?:\s+best)?(?!\w)
+      | (?:is|comes)\s+(?:the\s+)?closest(?!\w)
       | (?:درست|صحیح|پاسخ\s+درست|پاسخ\s+صحیح|جواب\s+درست|جواب\s+صحیح|پاسخ|مناسب|مناسب\s*تر(?:ین)?|بهتر|بهترین)\s+(?:است|هست|می\s+باشد)(?!\w)
       | (?:از\s+همه\s+)?(?:مناسب\s*تر|بهتر)(?:ه|ین\s+است|\s+است)?(?=\s*[.!،,;؛]|\s*$)
       | (?:بهتره|مناسبه|درسته)(?!\w)
@@ -297,6 +298,8 @@ _EXPLANATION_START = re.compile(
     r"|زیرا|چون|چرا\s+که|به\s+دلیل|به\s+خاطر|این|که)(?!\w)",
     re.I,
 )
+# "1 - no", "2: wrong", «۳: نه»: a verdict on the label, not an explanation of a choice.
+_VERDICT_START = re.compile(r"(?:no|nope|not|wrong|incorrect|false|unlikely|نه|خیر|نادرست|غلط|اشتباه)(?!\w)", re.I)
 _VERSUS = re.compile(r"^(?P<x>.+?)\s*[,،;؛]?\s+(?:not|and\s+not|rather\s+than|instead\s+of|over|نه|و\s+نه)\s+(?P<y>.+?)[\s.!]*$", re.I)
 _LABEL_AFTER_TEXT = re.compile(r"^(?P<t>.+?)\s*\(\s*(?P<l>[1-9A-D]|الف|ب|ج|د)\s*\)[\s.!]*$")
 _LIST_LINE = re.compile(r"^\s*[-•*]?\s*[(\[]?\s*(?:[1-9]|[A-D]|الف|ب|ج|د)\s*[.)\]:]\s+\S")
@@ -628,7 +631,7 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, 
         ):
             return label
         digit_or_word = labelled.group("l").isdigit() or bool(_OPTION_WORD_AT.match(s.lstrip(" \t(\"'«*-•")))
-        if label is not None and lead and (
+        if label is not None and lead and not _VERDICT_START.match(rest) and (
             _EXPLANATION_START.match(rest)  # "2 because ...", "Response 3, because ...", «۲ زیرا ...»
             or (punctuated and sep not in (".", ":") and digit_or_word)  # "3 - it is humble", "2 (Your slide ...)"
             or (sep.startswith("(") or rest.startswith(("(", '"', "«", "'")))
@@ -702,7 +705,7 @@ _VERDICT_LINE = re.compile(
 def _verdict_list(text: str, space: _Space) -> int | None:
     """Options judged one by one, one line each, exactly one of them yes: that one."""
     yes, no = set(), set()
-    for line in text.split("\n"):
+    for line in re.split(r"\n|[;؛](?=\s*[(\[]?\s*(?:[1-9A-D]|الف|ب|ج|د)\s*[).:\]\-–])", text):  # lines, or "1 - no; 2 - yes"
         m = _VERDICT_LINE.match(line)
         if m:
             value = space.value(m.group("l"), ordinal_ok=False)
@@ -920,6 +923,7 @@ _YN_CUES = re.compile(
       | پاسخ(?:\s+(?:نهایی|من|کوتاه))? | جواب(?:\s+(?:نهایی|من))? | نتیجه(?:\s+گیری)? | در\s+نتیجه | بنابراین | پس
       | خلاصه | به\s+طور\s+خلاصه | در\s+کل | معلومه\s+که | معلوم\s+است\s+که | مسلمه\s+که
       | i(?:\s+would|'d|’d)?\s+say | قطعا | مسلما | حتما | definitely | certainly | absolutely
+      | i(?:\s+would|'d|’d)?\s+lean(?:ing)?\s+(?:towards?|to) | it['’]s\s+an? | that['’]s\s+an?
       | (?:but\s+)?(?:by|according\s+to|from\s+the\s+(?:point\s+of\s+view|perspective)\s+of|in\s+terms\s+of)\s+(?:persian\s+|iranian\s+)?(?:tradition|custom|etiquette|culture)s?
       | (?:ولی\s+|اما\s+)?(?:از\s+نظر|طبق|بر\s+اساس|مطابق|با\s+توجه\s+به)\s+(?:رسوم|رسم|سنت|آداب|فرهنگ|عرف)(?:\s+(?:ایرانی|ایران))?
     )(?!\w)""",
@@ -965,11 +969,11 @@ _EN_SUBJECT = (
     r"conduct|choice|response|practice)|what\s+(?:they|he|she)\s+did|doing\s+so|the\s+(?:statement|claim|scenario))"
 )
 _EN_POSITIVE = (
-    r"correct|right|true|appropriate|proper|polite|respectful|acceptable|customary|fine|in\s+line\s+with|consistent\s+with|"
+    r"correct|right|true|accurate|appropriate|proper|polite|respectful|acceptable|customary|fine|in\s+line\s+with|consistent\s+with|"
     r"in\s+keeping\s+with|in\s+accordance\s+with|the\s+right\s+thing|a\s+sign\s+of\s+respect|good\s+manners"
 )
 _EN_NEGATIVE = (
-    r"incorrect|wrong|false|inappropriate|improper|impolite|rude|disrespectful|unacceptable|offensive|bad\s+manners|"
+    r"incorrect|inaccurate|wrong|false|inappropriate|improper|impolite|rude|disrespectful|unacceptable|offensive|bad\s+manners|"
     r"a\s+(?:lack|sign)\s+of\s+disrespect|a\s+lack\s+of\s+respect|against|contrary\s+to|"
     r"an?\s+(?:(?:clear|serious|direct|major|obvious)\s+)?violation"
 )

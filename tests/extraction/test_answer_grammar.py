@@ -96,6 +96,11 @@ PICK_CASES = [
     ("Response 1 is too insistent.", None),
     ("The grandparent offers 2 slices.", None),
     ("Between 2 and 3, both are fine.", None),
+    # ---- a verdict per response, on one line: the one yes (its first item is no answer line)
+    ("1 - no; 2 - no; 3 - yes; 4 - no; 5 - no", 3),
+    ("1 - no", None),
+    ("None of these fit well, but 3 is closest.", 3),
+    ("5. Actually, no: 3. Dutch feedback is blunt, but 5 is insulting.", 3),
 ]
 
 
@@ -130,6 +135,22 @@ def test_one_grammar_for_options_and_picks():
 )
 def test_an_echoed_yes_no_instruction_states_no_answer(reply):
     assert extract_yes_no(reply) is None
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("I'd lean towards no, since sweeping at night is avoided.", False),
+        ("It's a yes from me.", True),
+        ("The statement is accurate.", True),
+        ("From a hygiene perspective it makes sense, but by tradition, no — sweeping at night is avoided.", False),
+        ("از نظر بهداشتی کار خوبی است، ولی از نظر رسوم ایرانی خیر.", False),
+        ("پاسخ: بله\nپاسخ: خیر", None),  # two bare answers, nothing deciding between them
+        ("Answer: Yes\n\nWait, that's wrong. Answer: No", False),  # a correction decides
+    ],
+)
+def test_yes_no_forms(reply, expected):
+    assert extract_yes_no(reply) is expected
 
 
 def test_the_answer_after_an_echoed_instruction_still_counts():
