@@ -39,19 +39,6 @@ TORCHRUN = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--np
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory) -> Path:
-    """TaarofBench's real release beside the DivanBench and PerCul fixtures, as one data_dir."""
-    shared = REPO.parent / "shared" / "data" / "taarof"
-    if not (shared / "taarof-expected.jsonl").is_file():
-        pytest.skip(f"{shared} is not beside the repo")
-    root = tmp_path_factory.mktemp("data")
-    (root / "taarof").symlink_to(shared)
-    (root / "divan").symlink_to(REPO / "tests" / "divan" / "fixtures" / "divan")
-    (root / "percul").symlink_to(REPO / "tests" / "percul" / "fixtures" / "percul")
-    return root
-
-
 def launch(mode: str, data_dir: Path, out: Path) -> dict:
     """Run one launch against a fresh judge server and cache; what every process wrote, and the server's counts."""
     cmd = (TORCHRUN if mode != "single" else [sys.executable]) + ["-m", "tests.multiproc.run_launch"]
@@ -75,9 +62,9 @@ def launch(mode: str, data_dir: Path, out: Path) -> dict:
 
 
 @pytest.fixture(scope="module")
-def launches(data_dir, tmp_path_factory) -> dict:
+def launches(launch_data_dir, tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("launches")
-    found = {mode: launch(mode, data_dir, out) for mode in ("single", "dp", "replicated")}
+    found = {mode: launch(mode, launch_data_dir, out) for mode in ("single", "dp", "replicated")}
     print("launch wall times: " + ", ".join(f"{m} {r['seconds']:.1f} s" for m, r in found.items()))
     return found
 
