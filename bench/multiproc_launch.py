@@ -48,7 +48,8 @@ def launch_command(kind: str, nproc: int) -> list[str]:
     if kind == "dp":
         return [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", str(nproc),
                 "-m", "lm_eval"]  # fmt: skip
-    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(nproc), "-m", "lm_eval"]
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(nproc),
+            "-m", "lm_eval"]  # fmt: skip
 
 
 def run_launch(kind: str, args, data_dir: Path, out: Path) -> dict:

@@ -163,11 +163,7 @@ class Judge:
         return results
 
     def _judge_here(
-        self,
-        prompts: Sequence[str],
-        template_id: str,
-        desc: str = "judging",
-        max_tokens: int | None = VERDICT_MAX_TOKENS,
+        self, prompts: Sequence[str], template_id: str, desc: str, max_tokens: int | None
     ) -> list[JudgeResult]:
         """``judge_many`` in this process: cached answers, then the backend for the rest."""
         effective_max_tokens = self.settings.effective_max_tokens(max_tokens)

@@ -103,20 +103,21 @@ def test_filesystem_type_is_the_longest_mount_holding_the_path():
     assert filesystem_type("/mnt/sharedother", MOUNTS) == "ext4"  # a prefix of the name is not a parent
 
 
+def journal_mode_of_new_cache(folder) -> str:
+    JudgeCache(folder).close()
+    conn = sqlite3.connect(folder / CACHE_FILENAME)
+    try:
+        return conn.execute("PRAGMA journal_mode").fetchone()[0]
+    finally:
+        conn.close()
+
+
 def test_cache_on_a_network_filesystem_uses_the_rollback_journal(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(cache_module, "filesystem_type", lambda path: "nfs4")
-    cache = JudgeCache(tmp_path / "nfs")
-    cache.close()
-    conn = sqlite3.connect(tmp_path / "nfs" / CACHE_FILENAME)
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
-    conn.close()
+    assert journal_mode_of_new_cache(tmp_path / "nfs") == "delete"
     assert "network filesystem (nfs4)" in caplog.text
     monkeypatch.setattr(cache_module, "filesystem_type", lambda path: "ext4")
-    local = JudgeCache(tmp_path / "local")
-    local.close()
-    conn = sqlite3.connect(tmp_path / "local" / CACHE_FILENAME)
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    conn.close()
+    assert journal_mode_of_new_cache(tmp_path / "local") == "wal"
 
 
 def test_means_and_spreads_do_not_depend_on_the_order_of_values():

@@ -36,7 +36,7 @@ def readme_command() -> list[str]:
 
 
 def model_reply(prompt: str, body: dict) -> str:
-    return "بله، این کار درست است." if "؟" in prompt or "statement" in prompt.lower() else "Thank you, you are too kind."
+    return "بله، این کار درست است."  # DivanBench's rules read a yes; TaarofBench's judge rates it
 
 
 def test_readme_served_replicas_command_judges_each_item_once(tmp_path, launch_data_dir):
