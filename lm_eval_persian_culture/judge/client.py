@@ -21,7 +21,7 @@ from tqdm.auto import tqdm
 
 from lm_eval_persian_culture.judge.backend import JudgeBackend, make_backend
 from lm_eval_persian_culture.judge.cache import CachedAnswer, JudgeCache, cache_key
-from lm_eval_persian_culture.judge.launch import SharedBatch, shared_batch
+from lm_eval_persian_culture.judge.launch import SharedBatch, judging_process_ended, shared_batch
 from lm_eval_persian_culture.judge.parse import parse_yes_no
 from lm_eval_persian_culture.judge.pricing import estimate_cost
 from lm_eval_persian_culture.judge.settings import (
@@ -143,6 +143,10 @@ class Judge:
         keys = [cache_key(fingerprint, template_id, prompt) for prompt in prompts]
         waited, next_note = 0.0, 0.0
         while not self._cache.batch_finished(shared.launch_id, shared.batch_id):
+            if judging_process_ended(shared.launch_id):
+                log.warning("%s: LOCAL_RANK 0 ended without judging batch %s; this process asks for none",
+                            desc, shared.batch_id)  # fmt: skip
+                break
             if waited >= next_note:
                 log.info("%s: LOCAL_RANK %d waits for LOCAL_RANK 0 to judge %d items (batch %s; %.0f s so far)",
                          desc, shared.local_rank, len(keys), shared.batch_id, waited)  # fmt: skip

@@ -14,17 +14,23 @@ depends on the launch:
   it has finished that batch, then read its verdicts from the shared cache and ask for nothing.
 
 Batches are matched by their order within the process (per prompt template), not by their prompts,
-so a process whose replies differ from the judging one's still waits for the same batch (and gets
-errors, never requests, for the prompts the judging process did not have).
+so a process whose replies differ from the judging one's (sampled decoding) still waits for the same
+batch (and gets errors, never requests, for the prompts the judging process did not have). Should
+the judging process never reach a batch (its replies needed no judging there), its exit releases
+the waiting processes: it leaves a marker file for its launch in the temp folder when it ends.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import sys
+import tempfile
+import time
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Mapping
 
 
@@ -124,8 +130,43 @@ def shared_batch(template_id: str, launch: Launch | None = None, world_size: int
     return SharedBatch(launch.launch_id, f"{template_id}#{number}", launch.local_rank == 0, launch.local_rank)
 
 
+_ENDED_MARKERS_KEPT_S = 24 * 3600
+
+
+def _ended_marker(launch_id: str) -> Path:
+    return Path(tempfile.gettempdir()) / f"lm_eval_persian_culture-launch-{launch_id}.ended"
+
+
+def judging_process_ended(launch_id: str) -> bool:
+    """Whether this launch's judging process (LOCAL_RANK 0 on this machine) has exited."""
+    return _ended_marker(launch_id).exists()
+
+
+def _mark_ended(launch_id: str) -> None:
+    try:
+        _ended_marker(launch_id).touch()
+    except OSError:  # a read-only temp folder: the waiting processes then wait for the launcher to stop them
+        pass
+
+
+def _watch_for_own_end() -> None:
+    launch = Launch.from_env()
+    if launch.world_size > 1 and launch.local_rank == 0:
+        atexit.register(_mark_ended, launch.launch_id)
+        stale = time.time() - _ENDED_MARKERS_KEPT_S
+        for old in Path(tempfile.gettempdir()).glob(_ended_marker("*").name):
+            try:
+                if old.stat().st_mtime < stale:
+                    old.unlink()
+            except OSError:
+                pass
+
+
+_watch_for_own_end()
+
+
 def _reset_batch_numbers() -> None:  # for tests that run several evaluations in one process
     _batch_numbers.clear()
 
 
-__all__ = ["Launch", "SharedBatch", "lm_eval_world_size", "shared_batch"]
+__all__ = ["Launch", "SharedBatch", "judging_process_ended", "lm_eval_world_size", "shared_batch"]

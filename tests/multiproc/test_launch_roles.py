@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import itertools
+import os
 import sqlite3
+import subprocess
+import sys
+import uuid
+from pathlib import Path
 
 import pytest
 
 from lm_eval_persian_culture.judge import Judge, JudgeSettings, cache_key
 from lm_eval_persian_culture.judge import cache as cache_module
 from lm_eval_persian_culture.judge import client as client_module
+from lm_eval_persian_culture.judge import launch as launch_module
 from lm_eval_persian_culture.judge.cache import CACHE_FILENAME, CachedAnswer, JudgeCache, filesystem_type
 from lm_eval_persian_culture.judge.launch import Launch, SharedBatch, _reset_batch_numbers, shared_batch
 from lm_eval_persian_culture.scoring.aggregations import mean_or_nan, std_or_nan
@@ -127,3 +133,29 @@ def test_means_and_spreads_do_not_depend_on_the_order_of_values():
     stds = {std_or_nan(list(p)) for p in itertools.permutations(values)}
     assert len(means) == 1 and len(stds) == 1
     assert means.pop() == pytest.approx(sum(values) / 5)
+
+
+def test_waiting_process_is_released_when_the_judging_process_ends_without_its_batch(tmp_path, monkeypatch):
+    """Sampled replies can differ between processes: LOCAL_RANK 0 may never reach a batch another process has."""
+    monkeypatch.setattr(launch_module.tempfile, "gettempdir", lambda: str(tmp_path))
+    settings = JudgeSettings.from_settings({"judge_model": "judge-model", "judge_base_url": "http://127.0.0.1:9/v1",
+                                            "judge_cache_dir": str(tmp_path / "cache")})  # fmt: skip
+    judge = Judge(settings)
+    monkeypatch.setattr(client_module, "shared_batch", lambda t: SharedBatch("launch-2", "tpl#3", False, 1))
+    launch_module._mark_ended("launch-2")  # what LOCAL_RANK 0's exit leaves
+    [result] = judge.judge_many(["p"], template_id="tpl")
+    judge.close()
+    assert (result.verdict, result.error) == (None, "no verdict from the judging process (LOCAL_RANK 0)")
+    assert judge.usage.requests_sent == 0
+
+
+def test_only_local_rank_0_of_a_launch_leaves_an_end_marker():
+    code = ("import atexit, lm_eval_persian_culture.judge.launch as l; "
+            "print(l._ended_marker(l.Launch.from_env().launch_id))")  # fmt: skip
+    for local_rank, expected in (("0", True), ("1", False)):
+        env = {**os.environ, **TORCHRUN_ENV, "LOCAL_RANK": local_rank, "RANK": local_rank,
+               "TORCHELASTIC_RUN_ID": f"test-{uuid.uuid4().hex}"}  # fmt: skip
+        marker = Path(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                     check=True).stdout.strip())  # fmt: skip
+        assert marker.exists() is expected
+        marker.unlink(missing_ok=True)
