@@ -159,3 +159,31 @@ def test_only_local_rank_0_of_a_launch_leaves_an_end_marker():
                                      check=True).stdout.strip())  # fmt: skip
         assert marker.exists() is expected
         marker.unlink(missing_ok=True)
+
+
+def test_report_bootstrap_of_samples_logged_rank_by_rank_equals_doc_order(tmp_path):
+    """lm-eval writes a data-parallel run's samples rank 0's docs first, then rank 1's: the report's
+    cluster bootstrap (which draws clusters by position) must give the one-process interval."""
+    from lm_eval_persian_culture.report.runs import Run
+    from lm_eval_persian_culture.report.scores import aggregation_for, score
+
+    task, metric = "divan_binary", "acquiescence_bias"
+    samples = []
+    for pair in range(20):  # 20 statement pairs under one prompt; answers vary by a fixed rule
+        for side, polarity in enumerate(("positive", "negative")):
+            record = {"prompt_id": 1, "pair_id": pair, "polarity": polarity, "type": "binary",
+                      "correct": int((pair * 7 + side * 3) % 5 < 3), "invalid": 0, "llm": 0}  # fmt: skip
+            samples.append({"doc_id": 2 * pair + side, "doc": {"pair_id": pair}, "filter": "extract", metric: record})
+    value = aggregation_for(task, metric)([s[metric] for s in samples])
+
+    def interval(logged: list[dict]):
+        run = Run(path=tmp_path / "results.json", data={"results": {task: {f"{metric},extract": value}}},
+                  samples_dir=tmp_path, timestamp="t")  # fmt: skip
+        run._samples[task] = logged
+        found = score(run, task, metric, resamples=300)
+        assert found.method == "bootstrap"
+        return found.value, found.low, found.high
+
+    # two ranks get docs 0, 2, 4, ... and 1, 3, 5, ...; three ranks 0, 3, 6, ...
+    assert interval(samples[0::2] + samples[1::2]) == interval(samples)
+    assert interval(samples[0::3] + samples[1::3] + samples[2::3]) == interval(samples)
