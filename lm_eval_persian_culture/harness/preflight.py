@@ -485,7 +485,13 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
                 # Only pack tasks asked for: lm-eval's own index (~10 s) would find nothing we need.
                 task_manager = params["task_manager"] = TaskManager(metadata=metadata, include_defaults=not pack_only)
             leaves: list[str] = []
-            if task_manager is not None:
+            if task_manager is not None and not _first_process_of_launch():
+                # Once per launch: rank 0 checks and probes; if it finds a problem it exits, and the
+                # launcher (torchrun, accelerate) stops the others. Leaves are still resolved here (the
+                # index only), so every rank decides the same about logging samples.
+                leaves = list(resolve_pack_tasks(task_manager, tasks, PreflightReport()))
+                logger.info("pre-flight: left to rank 0 of this launch")
+            elif task_manager is not None:
                 report = check_tasks(task_manager, tasks, model_args)
                 leaves = report.tasks
                 for warning in report.warnings:
@@ -527,6 +533,12 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
     simple_evaluate.__signature__ = signature
     simple_evaluate._persian_culture_preflight = True
     return simple_evaluate
+
+
+def _first_process_of_launch() -> bool:
+    from lm_eval_persian_culture.judge.launch import Launch
+
+    return Launch.from_env().first
 
 
 def _patch_evaluator(module) -> None:

@@ -152,7 +152,9 @@ def score(run: Run, task: str, metric: str, resamples: int = 1000) -> Score | No
     result.n = len({_cluster(s) for s in samples}) if samples else run.n_samples(task)
     aggregate = aggregation_for(task, metric) if samples else None
     if aggregate is not None:
-        rows = [s for s in samples if s.get("filter", filt) == filt and metric in s]
+        # doc order: a data-parallel run logs its samples rank by rank, and the bootstrap draws clusters by position
+        rows = sorted((s for s in samples if s.get("filter", filt) == filt and metric in s),
+                      key=lambda s: s.get("doc_id", 0))  # fmt: skip
         records = [(s[metric], _cluster(s)) for s in rows]
         recomputed = aggregate([r for r, _ in records])
         if _number(recomputed) is not None and abs(recomputed - value) < 1e-9:
