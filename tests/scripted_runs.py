@@ -40,3 +40,8 @@ def metrics(results: dict, task: str) -> dict[str, float]:
     """{metric: value} of one task's or group's results row (filter suffix and stderr dropped)."""
     row = results["results"][task]
     return {k.split(",")[0]: v for k, v in row.items() if "," in k and "_stderr" not in k}
+
+
+def judge_metadata(server, cache_dir: Path, **more) -> dict:
+    """--metadata for a run judged (or read) by a local FakeOpenAIServer, with its own judge cache."""
+    return {"judge_model": "fake-judge", "judge_base_url": server.base_url, "judge_cache_dir": str(cache_dir), **more}

@@ -102,3 +102,35 @@ def test_missing_samples_is_one_clear_error(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert main([str(tmp_path / "empty"), str(tmp_path / "empty")]) == 2
     assert "no samples_*.jsonl files (run lm-eval with --log_samples)" in capsys.readouterr().err
+
+
+def _strict_json(text: str):
+    """json.loads that refuses the NaN/Infinity tokens Python writes by default (not JSON)."""
+    def refuse(token):
+        raise ValueError(f"not JSON: {token}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_json_output_is_valid_json_with_null_for_undefined_kappa(tmp_path):
+    # Both runs say Yes to every item: one label only, chance agreement 1, kappa undefined (n/a)
+    items = [(doc(i, "taarof-expected", "p"), "yes") for i in range(3)]
+    write_samples(tmp_path / "A", "taarof_expected", items)
+    write_samples(tmp_path / "B", "taarof_expected", items)
+    out = tmp_path / "agreement.json"
+    assert main([str(tmp_path / "A"), str(tmp_path / "B"), "--json", str(out)]) == 0
+    data = _strict_json(out.read_text(encoding="utf-8"))
+    assert data["taarof_expected"]["all"]["kappa"] is None
+    assert data["taarof_expected"]["all"]["raw_agreement"] == 1.0 and data["taarof_expected"]["all"]["n"] == 3
+
+
+def test_truncated_samples_line_names_file_line_and_column_once(tmp_path, capsys):
+    write_samples(tmp_path / "A", "taarof_expected", [(doc(0, "taarof-expected", "p"), "yes")])
+    path = next((tmp_path / "A").glob("samples_*.jsonl"))
+    cut = '{"doc_id": 1, "doc": {"row": "cut'
+    path.write_text(path.read_text() + cut + "\n", encoding="utf-8")
+    column = cut.index('"cut') + 1  # 1-based column of the string left open
+    assert main([str(tmp_path / "A"), str(tmp_path / "A")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"{path}: line 2: not valid JSON (Unterminated string starting at column {column})" in err
+    assert "at at" not in err

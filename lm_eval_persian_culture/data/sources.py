@@ -417,10 +417,14 @@ def local_path(source: SourceFile, data_dir: Path) -> Path:
     """Where ``source`` lies in a local data dir (``<data_dir>/<benchmark>/<file>``); a clear error if absent."""
     path = data_dir / source.benchmark / source.filename
     if not path.is_file():
+        if source.url is None and source.hub is None:  # nothing online to fall back to: say so
+            otherwise = ("this file has no public release the pack can download: bring your own copy "
+                         "(`lm-eval-persian data` shows each benchmark's layout).")
+        else:
+            otherwise = f"unset data_dir/{DATA_DIR_ENV} to read the online release instead."
         raise DataNotFoundError(
             f"{path}: not found. The data dir {data_dir} must hold "
-            f"{source.benchmark}/{source.filename} (layout of ../shared/data); unset "
-            f"data_dir/{DATA_DIR_ENV} to read the online release instead."
+            f"{source.benchmark}/{source.filename} (layout of ../shared/data); {otherwise}"
         )
     return path
 
@@ -444,7 +448,15 @@ def load_rows(source: SourceFile, settings: Mapping[str, Any] | None = None) -> 
     elif source.url is not None:
         import datasets
 
-        ds = datasets.load_dataset(source.fmt, data_files={"data": source.url}, split="data")
+        try:
+            ds = datasets.load_dataset(source.fmt, data_files={"data": source.url}, split="data")
+        except Exception as err:  # offline, unreachable, moved: one line saying what to do, not datasets' error
+            raise DataNotFoundError(
+                f"{source.benchmark}/{source.filename}: could not read the online release {source.url} "
+                f"({type(err).__name__}: {' '.join(str(err).split())[:200]}). Check the connection (and that "
+                f"HF_DATASETS_OFFLINE is unset), or download the file to <data_dir>/{source.benchmark}/"
+                f"{source.filename} and set data_dir (--metadata '{{\"data_dir\": ...}}' or {DATA_DIR_ENV})."
+            ) from err
         rows = ds.to_list()
         origin = source.url
         provenance = f"url:{source.url}"

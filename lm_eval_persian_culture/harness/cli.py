@@ -7,7 +7,8 @@ control to lm-eval's own ``cli_evaluate``. Extra subcommands: ``tasks-dir`` prin
 the folder for users who keep the plain ``lm_eval`` command, ``report`` writes a report
 (tables, charts, paper reference rows), ``export`` leaderboard rows from results JSON,
 ``agreement`` compares the judge verdicts of two runs, ``rejudge`` re-scores a finished
-run's judged tasks from its samples. Errors a user can fix print one message and exit
+run's judged tasks from its samples, ``data`` says which benchmarks' data is ready and what
+each needs. Errors a user can fix print one message and exit
 with status 2 (see ``preflight``).
 """
 
@@ -38,10 +39,12 @@ def main(argv: list[str] | None = None) -> None:
         from lm_eval_persian_culture.scoring.agreement import main as agreement_main
 
         sys.exit(agreement_main(argv[1:]))
-    if argv[:1] in (["report"], ["export"], ["rejudge"]):
+    if argv[:1] in (["report"], ["export"], ["rejudge"], ["data"]):
         from lm_eval_persian_culture.harness import preflight
 
-        if argv[0] == "rejudge":
+        if argv[0] == "data":
+            from lm_eval_persian_culture.harness.data_check import main as command
+        elif argv[0] == "rejudge":
             from lm_eval_persian_culture.harness.rejudge import main as command
         else:
             from lm_eval_persian_culture.report import export_main, report_main

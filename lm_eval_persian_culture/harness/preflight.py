@@ -279,6 +279,10 @@ def _data_problem(report: PreflightReport, name: str, err: BaseException) -> Non
 
     if isinstance(err, (DataNotFoundError, DataSchemaError)):
         report.add_problem("data", str(err), name)
+    elif isinstance(err, OSError):  # a download refused offline, an unreachable host: data, not a setting
+        report.add_problem("data", f"could not read the data: {type(err).__name__}: {err}. Offline or unreachable? "
+                                   "Put a local copy in a data dir and set data_dir (`lm-eval-persian data` lists "
+                                   "each benchmark's files).", name)  # fmt: skip
     elif isinstance(err, JudgeConfigError):
         report.add_problem("judge", str(err), name)
     else:  # a setting the loader rejected (e.g. divan_instruction), or an unreadable source
@@ -384,7 +388,48 @@ def check_tasks(task_manager, specs: Sequence[Any], model_args: Any = None) -> P
             report.add_problem("judge", str(err), ", ".join(tasks))
             continue
         check_judge(js, report, tasks)
+    summarize_groups(task_manager, specs, report)
     return report
+
+
+def summarize_groups(task_manager, specs: Sequence[Any], report: PreflightReport) -> None:
+    """For a pack group spanning several benchmarks (the persian_culture suite: its members' configs live in
+    different benchmark folders), one line first: which members cannot run, by which problem, and which are
+    ready, so a newcomer sees at once what blocks the suite."""
+    from lm_eval.tasks._index import Kind
+    from lm_eval.tasks._yaml_loader import load_yaml
+
+    if not report.problems:
+        return
+    index = task_manager.task_index
+    summaries = []
+    for spec in specs:
+        entry = index.get(spec) if isinstance(spec, str) else None
+        if entry is None or entry.kind != Kind.GROUP or not _in_pack(entry.yaml_path):
+            continue
+        members = load_yaml(entry.yaml_path, resolve_func=False).get("task") or []
+        members = [m if isinstance(m, str) else (m.get("task") or m.get("group")) for m in members]
+        folders = {Path(index[m].yaml_path).parent for m in members if m in index and index[m].yaml_path}
+        if len(folders) < 2:  # one benchmark's group: its problems already say it all
+            continue
+        blocked, ready = [], []
+        for member in [m for m in members if isinstance(m, str)]:
+            leaves = set(resolve_pack_tasks(task_manager, [member], PreflightReport()))
+            hits = [(i, p.kind) for i, p in enumerate(report.problems, start=2) if leaves & set(p.tasks)]
+            if hits:
+                kinds = "/".join(dict.fromkeys(kind for _, kind in hits))
+                blocked.append(f"{member} ({kinds}: problem{'s' if len(hits) > 1 else ''} "
+                               f"{', '.join(str(i) for i, _ in hits)})")
+            else:
+                ready.append(member)
+        if blocked:
+            line = (f"{len(blocked)} of {len(blocked) + len(ready)} members cannot run: {', '.join(blocked)}"
+                    f"; ready: {', '.join(ready) or 'none'}. `lm-eval-persian data` shows where each benchmark's "
+                    "data comes from and what it needs")
+            if ready:
+                line += f"; or run the ready members alone: --tasks {','.join(ready)}"
+            summaries.append(Problem("suite", line + ".", [spec]))
+    report.problems[:0] = summaries[:1]  # one summary (numbers above assume it is the only one inserted)
 
 
 # --------------------------------------------------------------------------- simple_evaluate
@@ -473,7 +518,13 @@ def _preflight(params: dict, tasks: Any, model_args: Any) -> list[str]:
         scope = {"include_path": with_pack_path(None), "include_defaults": False} if pack_only else {}
         task_manager = params["task_manager"] = TaskManager(metadata=metadata, **scope)
     leaves: list[str] = []
-    if task_manager is not None:
+    if task_manager is not None and not _first_process_of_launch():
+        # Once per launch: rank 0 checks and probes; if it finds a problem it exits, and the
+        # launcher (torchrun, accelerate) stops the others. Leaves are still resolved here (the
+        # index only), so every rank decides the same about logging samples.
+        leaves = list(resolve_pack_tasks(task_manager, tasks, PreflightReport()))
+        logger.info("pre-flight: left to rank 0 of this launch")
+    elif task_manager is not None:
         report = check_tasks(task_manager, tasks, model_args)
         leaves = report.tasks
         problem = limit_problem(params.get("limit")) if leaves else None
@@ -556,6 +607,12 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
     simple_evaluate.__signature__ = signature
     simple_evaluate._persian_culture_preflight = True
     return simple_evaluate
+
+
+def _first_process_of_launch() -> bool:
+    from lm_eval_persian_culture.judge.launch import Launch
+
+    return Launch.from_env().first
 
 
 def _patch_evaluator(module) -> None:
@@ -761,7 +818,9 @@ def _parse_metadata(text: str | None) -> dict:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as err:
-        raise UserInputError(f"--metadata is not valid JSON ({err.msg} at char {err.pos}): {text}") from None
+        from lm_eval_persian_culture.scoring.records import json_error_text
+
+        raise UserInputError(f"--metadata is not valid JSON ({json_error_text(err)}): {text}") from None
     if not isinstance(value, dict):
         raise UserInputError(f"--metadata must be a JSON object, got {type(value).__name__}")
     return value

@@ -12,6 +12,7 @@ gave it (it may answer properly next time), and kept as it is from the greedy lo
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,7 @@ from tqdm.auto import tqdm
 
 from lm_eval_persian_culture.judge.backend import JudgeBackend, make_backend
 from lm_eval_persian_culture.judge.cache import CachedAnswer, JudgeCache, cache_key
+from lm_eval_persian_culture.judge.launch import SharedBatch, judging_process_ended, shared_batch
 from lm_eval_persian_culture.judge.parse import parse_yes_no
 from lm_eval_persian_culture.judge.pricing import estimate_cost
 from lm_eval_persian_culture.judge.settings import (
@@ -30,6 +32,7 @@ from lm_eval_persian_culture.judge.settings import (
 )
 
 log = logging.getLogger(__name__)
+_WAIT_POLL_S = 0.2  # how often a waiting process looks for the judging process's finished batch
 
 
 @dataclass
@@ -112,7 +115,61 @@ class Judge:
 
         ``max_tokens`` is this prompt kind's default answer budget (a one-word verdict by default);
         ``judge_max_tokens``, when set, overrides it. Either way it is part of the cache key.
+
+        When every process of a launch runs the whole loop (torchrun with ``tp_plan``), only the
+        ``LOCAL_RANK`` 0 process asks; the others wait for it and take its verdicts from the cache
+        (``launch.py``).
         """
+        shared = shared_batch(template_id)
+        if shared is None:
+            return self._judge_here(prompts, template_id, desc, max_tokens)
+        if not shared.judging:
+            return self._verdicts_of_judging_process(prompts, template_id, desc, max_tokens, shared)
+        try:
+            return self._judge_here(prompts, template_id, desc, max_tokens)
+        finally:  # even on failure: the waiting processes then find what was stored, and report the rest
+            self._cache.mark_batch_finished(shared.launch_id, shared.batch_id)
+
+    def _verdicts_of_judging_process(
+        self,
+        prompts: Sequence[str],
+        template_id: str,
+        desc: str,
+        max_tokens: int | None,
+        shared: SharedBatch,
+    ) -> list[JudgeResult]:
+        """Wait until the launch's judging process has finished this batch; its verdicts, no request."""
+        fingerprint = self.fingerprint(max_tokens)
+        keys = [cache_key(fingerprint, template_id, prompt) for prompt in prompts]
+        waited, next_note = 0.0, 0.0
+        while not self._cache.batch_finished(shared.launch_id, shared.batch_id):
+            if judging_process_ended(shared.launch_id):
+                log.warning("%s: LOCAL_RANK 0 ended without judging batch %s; this process asks for none",
+                            desc, shared.batch_id)  # fmt: skip
+                break
+            if waited >= next_note:
+                log.info("%s: LOCAL_RANK %d waits for LOCAL_RANK 0 to judge %d items (batch %s; %.0f s so far)",
+                         desc, shared.local_rank, len(keys), shared.batch_id, waited)  # fmt: skip
+                next_note = waited + 300
+            time.sleep(_WAIT_POLL_S)
+            waited += _WAIT_POLL_S
+        cached = self._cache.get_many(keys)
+        missing = sum(key not in cached for key in keys)
+        if missing:
+            log.warning("%s: %d of %d items have no verdict from LOCAL_RANK 0 (its failures, or replies that differ "
+                        "from this process's); this process asks for none", desc, missing, len(keys))  # fmt: skip
+        error = "no verdict from the judging process (LOCAL_RANK 0)"
+        results = [
+            self._result(cached[key], None, True) if key in cached else JudgeResult(None, None, error, False)
+            for key in keys
+        ]
+        self._count(results)
+        return results
+
+    def _judge_here(
+        self, prompts: Sequence[str], template_id: str, desc: str, max_tokens: int | None
+    ) -> list[JudgeResult]:
+        """``judge_many`` in this process: cached answers, then the backend for the rest."""
         effective_max_tokens = self.settings.effective_max_tokens(max_tokens)
         fingerprint = self.fingerprint(max_tokens)
         keys = [cache_key(fingerprint, template_id, prompt) for prompt in prompts]
@@ -155,12 +212,15 @@ class Judge:
                     pending = reask
 
         results = [self._result(*answers[key]) for key in keys]
+        self._count(results)
+        log.info("%s (%s)", self.usage.summary(), desc)
+        return results
+
+    def _count(self, results: Sequence[JudgeResult]) -> None:
         self.usage.items += len(results)
         self.usage.cache_hits += sum(r.cached for r in results)
         self.usage.errors += sum(r.error is not None and r.raw is None for r in results)
         self.usage.unparseable += sum(r.raw is not None and r.error is not None for r in results)
-        log.info("%s (%s)", self.usage.summary(), desc)
-        return results
 
     def _result(self, answer: CachedAnswer | None, error: str | None, cached: bool) -> JudgeResult:
         if answer is None:

@@ -166,6 +166,10 @@ def _pick_device(requested: str) -> str:
     if requested != "auto":
         return requested
     if torch.cuda.is_available():
+        # One process per GPU (accelerate, torchrun): the judge goes on this process's GPU, not all on GPU 0.
+        local_rank = os.environ.get("LOCAL_RANK")
+        if local_rank and local_rank.isdigit():
+            return f"cuda:{int(local_rank) % torch.cuda.device_count()}"
         return "cuda"
     if getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available():
         return "mps"

@@ -40,10 +40,17 @@ def export_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", choices=FORMATS, required=True)
     parser.add_argument("--out", type=Path, required=True,
                         help="a .csv file (csv, partai) or a folder (hf-leaderboard: results/ and requests/)")
+    parser.add_argument("--allow-subset", "--allow_subset", dest="allow_subset", action="store_true",
+                        help="export scores of runs cut by --limit (refused otherwise); the row's Subset column "
+                             "names each such score")
     args = parser.parse_args(argv)
-    paths = export(args.inputs, args.format, args.out)  # ReportInputError: exit 2 (cli)
+    warnings: list[str] = []
+    paths = export(args.inputs, args.format, args.out, allow_subset=args.allow_subset,
+                   warnings=warnings)  # ReportInputError: exit 2 (cli)
     for path in paths:
         print(path)
+    for line in warnings:
+        print(f"warning: {line}", file=sys.stderr)
     return 0
 
 

@@ -16,6 +16,8 @@ class Benchmark:
     title: str
     headline: tuple[str, ...]  # metrics shown in tables, in order
     proportions: frozenset[str] = frozenset()  # k/n metrics: Wilson interval
+    # proportions whose n is every item, unjudged ones included (a paper script's rule), not the judged ones
+    over_all_items: frozenset[str] = frozenset()
     # (metric-name prefix, what it breaks down by), drawn as per-category charts; first match wins
     breakdowns: tuple[tuple[str, str], ...] = ()
     # task -> (condition label) for tasks that are one condition of the benchmark
@@ -30,6 +32,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             "taarof", "TaarofBench",
             headline=("accuracy", "accuracy_paper", "judge_errors", "accuracy_female", "accuracy_male", "gender_gap"),
             proportions=frozenset({"accuracy", "accuracy_paper"}),
+            over_all_items=frozenset({"accuracy_paper"}),  # judge_accuracy_paper: unjudged items count as 0
             breakdowns=(("accuracy_topic_", "topic"),),
             conditions={
                 "taarof": "standard", "taarof_expected": "standard", "taarof_non_taarof": "standard",
@@ -77,6 +80,8 @@ BENCHMARKS: dict[str, Benchmark] = {
 }
 
 SPREAD_SUFFIXES = ("_std", "_stderr")
+# Differences that may be negative (also read from a task's metadata.signed_metrics, for runs that record it).
+SIGNED_METRICS = frozenset({"acquiescence_bias", "factual_conceptual_gap", "gender_gap", "persian_minus_english"})
 
 
 def benchmark_of(task: str) -> Benchmark | None:

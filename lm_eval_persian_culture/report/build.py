@@ -11,7 +11,7 @@ from lm_eval_persian_culture.references import load_references
 from lm_eval_persian_culture.report.benchmarks import BENCHMARKS, Benchmark, benchmark_of, breakdown_of
 from lm_eval_persian_culture.report.charts import Chart, draw
 from lm_eval_persian_culture.report.runs import Run, known_task_versions, load_runs
-from lm_eval_persian_culture.report.scores import Score, breakdown_scores, run_scores, task_metrics
+from lm_eval_persian_culture.report.scores import Score, breakdown_scores, metric_records, run_scores, task_metrics
 
 # Task metadata that changes what a score means; rows that differ in any of these are never merged.
 FINGERPRINT_FIELDS = {
@@ -110,16 +110,42 @@ def differences(rows: list[Row]) -> list[str]:
 
 
 def missing_items(runs: list[Run]) -> list[str]:
-    """Metrics a run reports as NaN (no item of that topic/category, e.g. under --limit), said aloud."""
+    """Metrics a run reports as NaN, said aloud with their cause: items cut by --limit, none in the data,
+    or items the judge gave no verdict for."""
     lines = []
     for run in runs:
         for task, metrics in run.results.items():
             nan = sorted(k.partition(",")[0] for k, v in metrics.items()
                          if isinstance(v, float) and math.isnan(v) and not k.partition(",")[0].endswith("_stderr"))
-            if nan:
-                lines.append(f"{run.model_label} / `{task}`: no items for {', '.join(nan)} "
-                             f"(n={run.n_samples(task)}; e.g. cut by --limit): not drawn")
+            by_cause: dict[str, list[str]] = {}
+            for metric in nan:
+                by_cause.setdefault(missing_cause(run, task, metric), []).append(metric)
+            for cause, names in by_cause.items():
+                lines.append(f"{run.model_label} / `{task}`: no value for {', '.join(names)}: {cause}; not drawn")
     return lines
+
+
+def missing_cause(run: Run, task: str, metric: str) -> str:
+    """Why a metric has no value: the judge gave no verdict for its items, --limit cut them, or none exist."""
+    n = run.n_samples(task)
+    original = ((run.data.get("n-samples") or {}).get(task) or {}).get("original")
+    cut = isinstance(original, int) and n is not None and n < original
+    errors = next((v for k, v in run.results.get(task, {}).items() if k.startswith("judge_errors,")), None)
+    no_verdict = ("the judge gave no verdict for any of their items"
+                  + (f" (judge_errors={int(errors)} of {n} docs)" if isinstance(errors, (int, float)) else ""))
+    samples = run.samples(task)
+    records = metric_records(samples, task, metric) if samples else None
+    if records:
+        if all("verdict" in r and r["verdict"] is None for r in records):
+            return no_verdict
+        return "undefined over their items"
+    if records is None and isinstance(errors, (int, float)) and n and errors >= n:
+        return no_verdict  # no samples logged, but no doc of the task got a verdict
+    if cut:
+        return f"none of their items among the {n} of {original} docs scored (cut by --limit)"
+    if records is None:
+        return f"no item among the {n} docs (run without --log_samples: cause not checked)"
+    return f"no item of it among the {n} docs of the data"
 
 
 def version_warnings(runs: list[Run]) -> list[str]:

@@ -55,6 +55,23 @@ def small_n_warning(chart: Chart) -> str:
 
 def draw(chart: Chart, out_dir: Path) -> list[Path]:
     """Write the chart as PNG and SVG; returns both paths."""
+    import matplotlib.pyplot as plt
+
+    fig = figure_for(chart)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = out_dir / _slug(chart.title.splitlines()[0])
+    paths = []
+    for suffix in (".png", ".svg"):
+        path = stem.with_suffix(suffix)
+        fig.savefig(path, dpi=130)
+        paths.append(path)
+    plt.close(fig)
+    chart.files = paths
+    return paths
+
+
+def figure_for(chart: Chart):
+    """The matplotlib figure of a chart (the caller saves and closes it)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -111,15 +128,7 @@ def draw(chart: Chart, out_dir: Path) -> list[Path]:
     ax.set_title(chart.title + (f"\n{subtitle}" if subtitle else ""), fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     if len(names) > 1:
-        ax.legend(fontsize=8, loc="lower right")
+        # Outside the axes, right of the plot: inside, it covered the value labels of long bars
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
     fig.tight_layout()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stem = out_dir / _slug(chart.title.splitlines()[0])
-    paths = []
-    for suffix in (".png", ".svg"):
-        path = stem.with_suffix(suffix)
-        fig.savefig(path, dpi=130)
-        paths.append(path)
-    plt.close(fig)
-    chart.files = paths
-    return paths
+    return fig

@@ -8,7 +8,12 @@
   eval-request file the template's backend expects beside it (``status: FINISHED``).
 
 The columns come from ``benchmarks.BENCHMARKS[...].leaderboard``: (column, task, metric); a model whose runs
-lack a task leaves its column empty, never 0.
+lack a task leaves its column empty, never 0, with a warning when its runs hold another task of that benchmark
+(``taarof_expected`` is 311 of TaarofBench's 450 scenarios, not the ``taarof`` column's number).
+
+A leaderboard row must not rest on a subset silently: a score from a run cut by ``--limit`` (fewer docs
+scored than the task has) is refused, unless ``allow_subset`` is given; then the row says so in its
+``Subset`` column (``config.subset`` in the hf-leaderboard file).
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from lm_eval_persian_culture.report.benchmarks import BENCHMARKS
-from lm_eval_persian_culture.report.runs import Run, load_runs
+from lm_eval_persian_culture.report.benchmarks import BENCHMARKS, benchmark_of
+from lm_eval_persian_culture.report.runs import ReportInputError, Run, load_runs
 from lm_eval_persian_culture.report.scores import task_metrics
 
 FORMATS = ("partai", "hf-leaderboard", "csv")
@@ -31,46 +36,122 @@ def leaderboard_columns() -> list[tuple[str, str, str]]:
 
 
 def _model_info(runs: list[Run]) -> dict:
-    info = {"model": runs[-1].model, "precision": "", "params_b": None, "sha": "", "revision": ""}
+    info = {"model": runs[-1].model, "precision": "", "params": None, "sha": "", "revision": ""}
     for run in runs:
         config = run.data.get("config") or {}
         dtype = str(config.get("model_dtype") or run.model_args.get("dtype") or "")
         info["precision"] = info["precision"] or dtype.replace("torch.", "")
         n = config.get("model_num_parameters")
-        if isinstance(n, (int, float)) and n > 0:
-            info["params_b"] = n / 1e9
+        if isinstance(n, (int, float)) and not isinstance(n, bool) and n > 0:
+            info["params"] = int(n)  # a count: kept whole, never n / 1e9 * 1e9
         info["sha"] = info["sha"] or str(config.get("model_sha") or "")
         info["revision"] = info["revision"] or str(config.get("model_revision") or run.model_args.get("revision") or "")
     return info
 
 
+def scored_docs(run: Run, task: str) -> tuple[int, int] | None:
+    """(docs scored, docs the task has) for a task or group (summed over its leaves), or None if not logged."""
+    def leaves(name: str) -> list[str]:  # a group's members may be groups themselves (persian_culture)
+        members = run.groups.get(name)
+        return [leaf for m in members for leaf in leaves(m)] if members else [name]
+
+    counts = [(run.data.get("n-samples") or {}).get(t) for t in leaves(task)]
+    if not counts or not all(isinstance(c, dict) for c in counts):
+        return None
+    try:
+        effective = sum(int(c.get("effective", c["original"])) for c in counts)
+        original = sum(int(c["original"]) for c in counts)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return effective, original
+
+
+def subset_note(run: Run, task: str) -> str | None:
+    """'12 of 450 docs (--limit 12)' when the run scored fewer docs of the task than it has, else None."""
+    counts = scored_docs(run, task)
+    if counts is None or counts[0] >= counts[1]:
+        return None
+    limit = (run.data.get("config") or {}).get("limit")
+    shown = f" (--limit {limit:g})" if isinstance(limit, (int, float)) and not isinstance(limit, bool) else ""
+    return f"{counts[0]} of {counts[1]} docs{shown}"
+
+
 def model_rows(runs: list[Run]) -> list[dict]:
-    """One dict per model: info plus {column: value} from the latest run that has the task."""
+    """One dict per model: info, {column: value} from the latest run that has the task, {column: subset note}
+    for scores resting on a subset, and warnings for columns left empty though a related task ran."""
     by_model: dict[str, list[Run]] = {}
     for run in runs:
         by_model.setdefault(run.model, []).append(run)
     rows = []
     for model, model_runs in by_model.items():
         row = _model_info(model_runs)
-        scores = {}
+        scores, subsets, warnings = {}, {}, []
         for column, task, metric in leaderboard_columns():
             for run in reversed(model_runs):  # latest first
                 metrics = task_metrics(run, task)
                 if metric in metrics:
                     scores[column] = metrics[metric][1]
+                    note = subset_note(run, task)
+                    if note:
+                        subsets[column] = f"{column}: {note}"
                     break
-        row["scores"] = scores
+            else:
+                warning = _empty_column_warning(model, model_runs, column, task, metric)
+                if warning and warning not in warnings:
+                    warnings.append(warning)
+        row.update(scores=scores, subsets=subsets, warnings=warnings)
         rows.append(row)
     return rows
+
+
+def _empty_column_warning(model: str, runs: list[Run], column: str, task: str, metric: str) -> str | None:
+    """Why a column stays empty when the model's runs hold other tasks of the same benchmark."""
+    bench = benchmark_of(task)
+    related: dict[str, str] = {}
+    for run in runs:
+        for t in run.results:
+            if t != task and benchmark_of(t) is bench:
+                counts = scored_docs(run, t)
+                related[t] = f"`{t}`" + (f" ({counts[1]} docs)" if counts else "")
+    if not related:
+        return None
+    columns = [f"'{c}' (`{task}` {m})" for c, t, m in leaderboard_columns() if t == task]
+    return (f"{model}: {', '.join(columns)} left empty: these runs have "
+            f"{', '.join(related[t] for t in sorted(related))} instead, which is not the same number; "
+            f"run `--tasks {task}` to fill it")
 
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "model"
 
 
-def export(inputs: list[Path], fmt: str, out: Path) -> list[Path]:
+def _params_b(params: int | None) -> str:
+    """Billions with two decimals; small models keep three significant digits instead of '0.00'."""
+    if params is None:
+        return ""
+    b = params / 1e9
+    return f"{b:.2f}" if b >= 0.01 else f"{b:.3g}"
+
+
+def subset_refusal(rows: list[dict]) -> str:
+    lines = [f"  - {r['model']}: {'; '.join(r['subsets'].values())}" for r in rows if r["subsets"]]
+    return ("export: leaderboard scores must cover every doc of a task, and these rest on a subset "
+            "(runs cut by --limit):\n" + "\n".join(lines) + "\nRe-run without --limit, or pass --allow-subset to "
+            "export them anyway, marked in the row's Subset column.")
+
+
+def export(inputs: list[Path], fmt: str, out: Path, allow_subset: bool = False,
+           warnings: list[str] | None = None) -> list[Path]:
+    """Write the leaderboard file(s); ``warnings`` (if given) receives lines about columns left empty.
+    Scores from --limit subsets are refused (ReportInputError) unless ``allow_subset``."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS}")
     runs = load_runs(inputs)
     rows = model_rows(runs)
+    if any(r["subsets"] for r in rows) and not allow_subset:
+        raise ReportInputError(subset_refusal(rows))
+    if warnings is not None:
+        warnings += [w for r in rows for w in r["warnings"]]
     columns = [c for c, _, _ in leaderboard_columns()]
     written = []
     if fmt in ("csv", "partai"):
@@ -78,18 +159,19 @@ def export(inputs: list[Path], fmt: str, out: Path) -> list[Path]:
         with open(out, "w", encoding="utf-8", newline="") as f:
             writer = csv.writer(f)
             if fmt == "csv":
-                writer.writerow(["model", "precision", "parameters", "model_sha", *columns])
+                writer.writerow(["model", "precision", "parameters", "model_sha", *columns, "subset"])
                 for r in rows:
-                    writer.writerow([r["model"], r["precision"], "" if r["params_b"] is None else r["params_b"] * 1e9,
-                                     r["sha"], *[r["scores"].get(c, "") for c in columns]])
+                    writer.writerow([r["model"], r["precision"], "" if r["params"] is None else r["params"],
+                                     r["sha"], *[r["scores"].get(c, "") for c in columns],
+                                     "; ".join(r["subsets"].values())])
             else:
-                writer.writerow(["Model", "Precision", "#Params (B)", *columns, "Model sha"])
+                writer.writerow(["Model", "Precision", "#Params (B)", *columns, "Model sha", "Subset"])
                 for r in rows:
-                    writer.writerow([r["model"], r["precision"], "" if r["params_b"] is None else f"{r['params_b']:.2f}",
+                    writer.writerow([r["model"], r["precision"], _params_b(r["params"]),
                                      *[f"{100 * r['scores'][c]:.2f}" if c in r["scores"] else "" for c in columns],
-                                     r["sha"]])
+                                     r["sha"], "; ".join(r["subsets"].values())])
         written.append(out)
-    elif fmt == "hf-leaderboard":
+    else:  # hf-leaderboard
         out.mkdir(parents=True, exist_ok=True)
         now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         for r in rows:
@@ -97,18 +179,19 @@ def export(inputs: list[Path], fmt: str, out: Path) -> list[Path]:
             for column, task, metric in leaderboard_columns():
                 if column in r["scores"]:
                     results.setdefault(task, {})[metric] = r["scores"][column]
-            payload = {"config": {"model_dtype": r["precision"], "model_name": r["model"], "model_sha": r["sha"]},
-                       "results": results}
+            config = {"model_dtype": r["precision"], "model_name": r["model"], "model_sha": r["sha"]}
+            if r["subsets"]:
+                config["subset"] = list(r["subsets"].values())
+            payload = {"config": config, "results": results}
+            params_b = r["params"] / 1e9 if r["params"] is not None else None
             request = {"model": r["model"], "base_model": "", "revision": r["revision"] or "main",
                        "precision": r["precision"], "weight_type": "Original", "status": "FINISHED",
                        "submitted_time": now, "model_type": "", "likes": 0,
-                       "params": round(r["params_b"], 3) if r["params_b"] is not None else 0, "license": "?"}
+                       "params": round(params_b, 3) if params_b is not None else 0, "license": "?"}
             res_path = out / "results" / _safe(r["model"]) / f"results_{now.replace(':', '-')}.json"
             req_path = out / "requests" / f"{_safe(r['model'])}_eval_request_False_{r['precision'] or 'unknown'}_Original.json"
             for path, data in ((res_path, payload), (req_path, request)):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
                 written.append(path)
-    else:
-        raise ValueError(f"unknown format {fmt!r}; expected one of {FORMATS}")
     return written

@@ -9,15 +9,16 @@ from __future__ import annotations
 import base64
 import html
 import math
+import re
 from pathlib import Path
 
 import lm_eval_persian_culture as pack
-from lm_eval_persian_culture.report.benchmarks import BENCHMARKS, benchmark_of
+from lm_eval_persian_culture.report.benchmarks import BENCHMARKS, SIGNED_METRICS, benchmark_of
 from lm_eval_persian_culture.report.build import Report, Row
 from lm_eval_persian_culture.report.scores import Score, task_metrics
 from lm_eval_persian_culture.tasks._taskgen import is_signed
 
-SIGNED = {"acquiescence_bias", "factual_conceptual_gap", "gender_gap", "persian_minus_english"}
+SIGNED = SIGNED_METRICS
 
 
 def fmt(value: float | None, signed: bool = False) -> str:
@@ -73,30 +74,57 @@ def _differs(report: Report, row: Row) -> bool:
     return any(f"`{row.task}`" in line and "differs" in line for line in report.differences)
 
 
+STANDARD_MAIN_METRICS = ("acc_norm", "acc", "exact_match", "f1")
+
+
+def _side_by_side_metric(report: Report, task: str) -> str | None:
+    """One metric per task for every model: the first headline metric (pack) or main metric (lm-eval task)
+    that any run reports, so a run whose accuracy is missing shows '-' instead of lending another metric."""
+    reported = [m for run in report.runs if task in run.results for m in task_metrics(run, task)]
+    bench = benchmark_of(task)
+    preferred = bench.headline if bench and report.runs[0].is_pack_task(task) else STANDARD_MAIN_METRICS
+    return next((m for m in preferred if m in reported), reported[0] if reported and not bench else None)
+
+
 def side_by_side(report: Report) -> tuple[list[str], list[list[str]]]:
-    """One row per model: the pack's headline per task next to standard lm-eval tasks' main metric."""
-    columns: list[str] = []
-    values: dict[str, dict[str, str]] = {}
-    for run in report.runs:
+    """One row per model: the pack's headline per task next to standard lm-eval tasks' main metric.
+
+    Each cell comes from one run: the model's latest run of that task. Where the model has other runs of
+    the task with other settings (more than one row of it in the benchmark table), the cell is marked *."""
+    latest: dict[tuple[str, str], object] = {}
+    for run in report.runs:  # oldest first (load_runs): later runs overwrite
         for task in run.results:
             if task in run.groups and not run.is_pack_task(task):
                 continue
-            metrics = task_metrics(run, task)
-            if run.is_pack_task(task):
-                bench = benchmark_of(task)
-                metric = next((m for m in (bench.headline if bench else ()) if m in metrics), None)
-            else:
-                metric = next((m for m in ("acc_norm", "acc", "exact_match", "f1") if m in metrics), next(iter(metrics), None))
-            if metric is None:
+            latest[(run.model, task)] = run
+    tasks = list(dict.fromkeys(task for _, task in latest))
+    metric_of = {task: _side_by_side_metric(report, task) for task in tasks}
+    tasks = [t for t in tasks if metric_of[t] is not None]
+    pack_tasks = [t for t in tasks if report.runs[0].is_pack_task(t)]
+    tasks = pack_tasks + [t for t in tasks if t not in pack_tasks]
+    settings = {}
+    for row in report.rows:
+        settings.setdefault((row.model, row.task), set()).add(row.fingerprint)
+    header = ["model", *[f"{t} ({metric_of[t]})" for t in tasks]]
+    body = []
+    for model in dict.fromkeys(model for model, _ in latest):
+        cells = [model]
+        for task in tasks:
+            run = latest.get((model, task))
+            if run is None:
+                cells.append("")
                 continue
-            col = f"{task} ({metric})"
-            if col not in columns:
-                columns.append(col)
-            values.setdefault(run.model, {})[col] = fmt(metrics[metric][1], metric in SIGNED)
-    pack_cols = [c for c in columns if c.split(" ")[0].startswith(("taarof", "divan", "percul", "taraz", "cac", "persian"))]
-    other = [c for c in columns if c not in pack_cols]
-    header = ["model", *pack_cols, *other]
-    return header, [[m, *[values[m].get(c, "") for c in header[1:]]] for m in values]
+            metric = metric_of[task]
+            value = task_metrics(run, task).get(metric)
+            text = fmt(value[1] if value else None, metric in SIGNED)
+            cells.append(text + (" *" if len(settings.get((model, task), ())) > 1 else ""))
+        body.append(cells)
+    return header, body
+
+
+SIDE_BY_SIDE_NOTE = ("Each cell: the model's latest run of that task, one metric per column (- where that run has "
+                     "no value); * this model has other runs of the task with other settings, shown in the "
+                     "benchmark table and under Differences.")
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> str:
@@ -119,7 +147,7 @@ def write_markdown(report: Report, out_dir: Path) -> Path:
             if chart.title.startswith(title) and chart.files:
                 parts += ["", f"![{chart.title}](charts/{chart.files[0].name})"]
     header, rows = side_by_side(report)
-    parts += ["", "## Side by side with other tasks", "", _md_table(header, rows)]
+    parts += ["", "## Side by side with other tasks", "", _md_table(header, rows), "", f"_{SIDE_BY_SIDE_NOTE}_"]
     parts += ["", "## Differences", ""] + ([f"- {d}" for d in report.differences] or ["None: every row shares data, judge, prompt and versions with the other rows of its task."])
     parts += ["", "## Missing", ""] + ([f"- {m}" for m in report.missing] or ["Nothing: every metric had items."])
     if report.warnings:
@@ -138,6 +166,7 @@ th { background: #f2f2f2; }
 tr.paper td { color: #555; font-style: italic; background: #fafafa; }
 img { max-width: 100%; border: 1px solid #eee; margin: 0.5em 0; }
 .note { color: #555; font-size: 0.85em; }
+code { font-size: 0.95em; background: #f4f4f4; padding: 0 2px; }
 """
 
 
@@ -151,11 +180,16 @@ def _html_table(header: list[str], rows: list[list[str]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
+def _inline_html(text: str) -> str:
+    """Escaped text whose `code` spans (markdown backticks, shared with report.md) become <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
 def write_html(report: Report, out_dir: Path) -> Path:
     e = html.escape
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>lm-eval-persian-culture report</title>"
              f"<style>{_CSS}</style></head><body>", f"<h1>lm-eval-persian-culture report (pack {e(pack.__version__)})</h1>",
-             "<h2>Runs</h2><ul>" + "".join(f'<li dir="auto">{e(line)}</li>' for line in _run_lines(report)) + "</ul>"]
+             "<h2>Runs</h2><ul>" + "".join(f'<li dir="auto">{_inline_html(line)}</li>' for line in _run_lines(report)) + "</ul>"]
     for title, header, rows, notes in benchmark_tables(report):
         parts.append(f"<h2>{e(title)}</h2>" + _html_table(header, rows))
         parts += [f"<p class='note'>{e(n)}</p>" for n in notes]
@@ -167,13 +201,14 @@ def write_html(report: Report, out_dir: Path) -> Path:
                              f'<figcaption class="note">{e(chart.title)} (<a href="charts/{e(png.name)}">PNG</a>, '
                              f'<a href="charts/{e(png.with_suffix(".svg").name)}">SVG</a>)</figcaption></figure>')
     header, rows = side_by_side(report)
-    parts.append("<h2>Side by side with other tasks</h2>" + _html_table(header, rows))
-    parts.append("<h2>Differences</h2><ul>" + "".join(f'<li dir="auto">{e(d)}</li>' for d in report.differences)
+    parts.append("<h2>Side by side with other tasks</h2>" + _html_table(header, rows)
+                 + f"<p class='note'>{e(SIDE_BY_SIDE_NOTE)}</p>")
+    parts.append("<h2>Differences</h2><ul>" + "".join(f'<li dir="auto">{_inline_html(d)}</li>' for d in report.differences)
                  + "</ul>" if report.differences else "<h2>Differences</h2><p>None.</p>")
-    parts.append("<h2>Missing</h2><ul>" + "".join(f'<li dir="auto">{e(m)}</li>' for m in report.missing) + "</ul>"
+    parts.append("<h2>Missing</h2><ul>" + "".join(f'<li dir="auto">{_inline_html(m)}</li>' for m in report.missing) + "</ul>"
                  if report.missing else "<h2>Missing</h2><p>Nothing.</p>")
     if report.warnings:
-        parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{e(w)}</li>" for w in report.warnings) + "</ul>")
+        parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{_inline_html(w)}</li>" for w in report.warnings) + "</ul>")
     parts.append("</body></html>")
     path = out_dir / "report.html"
     path.write_text("\n".join(parts), encoding="utf-8")

@@ -16,6 +16,7 @@ from typing import Any
 
 import lm_eval_persian_culture as pack
 from lm_eval_persian_culture.harness.preflight import UserInputError
+from lm_eval_persian_culture.scoring.records import json_error_text
 
 PACK_PREFIXES = ("taarof", "divan", "percul", "taraz", "cac", "persian_culture")
 
@@ -103,7 +104,8 @@ class Run:
                     try:
                         rows.append(json.loads(line))
                     except json.JSONDecodeError as err:
-                        raise ReportInputError(f"{path}: line {lineno} is not valid JSON ({err.msg}): "
+                        raise ReportInputError(f"{path}: line {lineno} is not valid JSON "
+                                               f"({json_error_text(err, with_line=False)}): "
                                                "the samples file is truncated or corrupt") from None
                 self._samples[task] = rows
         return self._samples[task]
@@ -132,7 +134,7 @@ def _load_results_file(path: Path) -> Run:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise ReportInputError(
-            f"{path}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno}); "
+            f"{path}: not valid JSON ({json_error_text(err)}); "
             "the file is truncated or corrupt: re-run, or pass another results file") from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise ReportInputError(

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Callable
 
 import lm_eval_persian_culture as pack
-from lm_eval_persian_culture.report.benchmarks import SPREAD_SUFFIXES, benchmark_of, breakdown_of, headline_metrics, is_breakdown
+from lm_eval_persian_culture.report.benchmarks import SIGNED_METRICS, SPREAD_SUFFIXES, benchmark_of, breakdown_of, headline_metrics, is_breakdown
 from lm_eval_persian_culture.report.runs import Run
 from lm_eval_persian_culture.report.stats import bootstrap_interval, wilson_interval
+from lm_eval_persian_culture.tasks._taskgen import is_signed
 
 CLUSTER_FIELDS = ("pair_id", "item_id", "conversation_id")
 
@@ -100,7 +101,11 @@ def _cluster(sample: dict):
 
 
 def _proportion_n(run: Run, task: str, metric: str, samples: list[dict] | None) -> int | None:
-    """How many docs the proportion is over: judged docs for judged tasks, else all docs."""
+    """How many docs the proportion is over: judged docs for judged tasks (all docs for a rule that
+    counts unjudged ones as 0, such as TaarofBench's accuracy_paper), else all docs."""
+    bench = benchmark_of(task)
+    if bench is not None and metric in bench.over_all_items:
+        return len(samples) if samples is not None else run.n_samples(task)
     if samples is not None:
         values = [s.get(metric) for s in samples]
         if all(isinstance(v, dict) and "verdict" in v for v in values):
@@ -147,7 +152,9 @@ def score(run: Run, task: str, metric: str, resamples: int = 1000) -> Score | No
     result.n = len({_cluster(s) for s in samples}) if samples else run.n_samples(task)
     aggregate = aggregation_for(task, metric) if samples else None
     if aggregate is not None:
-        rows = [s for s in samples if s.get("filter", filt) == filt and metric in s]
+        # doc order: a data-parallel run logs its samples rank by rank, and the bootstrap draws clusters by position
+        rows = sorted((s for s in samples if s.get("filter", filt) == filt and metric in s),
+                      key=lambda s: s.get("doc_id", 0))  # fmt: skip
         records = [(s[metric], _cluster(s)) for s in rows]
         recomputed = aggregate([r for r, _ in records])
         if _number(recomputed) is not None and abs(recomputed - value) < 1e-9:
@@ -155,12 +162,29 @@ def score(run: Run, task: str, metric: str, resamples: int = 1000) -> Score | No
                 records, lambda sample: aggregate([r for r, _ in sample]), cluster_of=lambda rc: rc[1],
                 resamples=resamples)
             result.method = "bootstrap"
+            if result.has_interval and result.low == result.high:
+                _degenerate_bootstrap(result)
             return result
     stderr = _number(run.results[task].get(f"{metric}_stderr,{filt}"))
     if stderr is not None:
         result.low, result.high = value - 1.96 * stderr, value + 1.96 * stderr
         result.method = "stderr"
     return result
+
+
+def _degenerate_bootstrap(result: Score) -> None:
+    """Every item scored alike (all wrong, all unreadable): resampling items can only give the same value,
+    so the percentile bootstrap collapses to [v, v], which reads as certainty from a handful of items.
+    A rate at 0 or 1 gets the Wilson interval of 0/n or n/n over its items (as a plain 0/n accuracy
+    would); anything else gets no interval rather than a false one."""
+    signed = result.metric in SIGNED_METRICS or (
+        result.run is not None and is_signed(result.metric, result.run.task_metadata(result.task)))
+    if not signed and result.n and result.value in (0.0, 1.0):
+        result.low, result.high = wilson_interval(round(result.value * result.n), result.n)
+        result.method = "wilson"
+    else:
+        result.low = result.high = math.nan
+        result.method = ""
 
 
 def run_scores(run: Run, resamples: int = 1000) -> list[Score]:
@@ -193,18 +217,29 @@ def breakdown_scores(run: Run, task: str) -> list[Score]:
     return out
 
 
-def _breakdown_n(samples: list[dict], task: str, metric: str) -> int | None:
-    """Docs behind a per-topic/category/country accuracy: records tagged with that value (judged ones only)."""
+def metric_records(samples: list[dict], task: str, metric: str) -> list[dict] | None:
+    """The per-doc records that feed a metric: for a per-topic/category/country metric the records tagged
+    with that value, else all; None when the samples do not log records for it."""
     from lm_eval_persian_culture.scoring.aggregations import slug
 
-    prefix, _ = breakdown_of(task, metric)
-    suffix = metric[len(prefix):]
-    count = 0
-    for s in samples:
-        rec = s.get(metric)
-        if not isinstance(rec, dict):
-            return None
+    records = [s.get(metric) for s in samples]
+    if not records or not all(isinstance(r, dict) for r in records):
+        return None
+    kind = breakdown_of(task, metric)
+    if kind is None:
+        return records
+    suffix = metric[len(kind[0]):]
+    keep = []
+    for rec in records:
         tags = list(rec.get("topics") or []) + [rec.get(k) for k in ("category", "country", "stylistic_axis", "relationship")]
-        if any(t and slug(str(t)) == suffix for t in tags) and rec.get("verdict", 0) is not None:
-            count += 1
-    return count or None
+        if any(t and slug(str(t)) == suffix for t in tags):
+            keep.append(rec)
+    return keep
+
+
+def _breakdown_n(samples: list[dict], task: str, metric: str) -> int | None:
+    """Docs behind a per-topic/category/country accuracy: records tagged with that value (judged ones only)."""
+    records = metric_records(samples, task, metric)
+    if records is None:
+        return None
+    return sum(1 for rec in records if rec.get("verdict", 0) is not None) or None

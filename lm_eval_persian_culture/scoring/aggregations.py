@@ -17,7 +17,9 @@ NAN = float("nan")
 
 
 def mean_or_nan(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else NAN
+    # fsum: exactly rounded, so the mean does not depend on the order of the values (data-parallel
+    # runs hand aggregations their per-doc values rank by rank, not in doc order)
+    return math.fsum(values) / len(values) if values else NAN
 
 
 def judge_accuracy(items: Iterable[Mapping]) -> float:
@@ -104,8 +106,8 @@ def std_or_nan(values: Sequence[float], ddof: int = 0) -> float:
     n = len(values)
     if n <= ddof:
         return NAN
-    m = sum(values) / n
-    return math.sqrt(sum((v - m) ** 2 for v in values) / (n - ddof))
+    m = math.fsum(values) / n
+    return math.sqrt(math.fsum((v - m) ** 2 for v in values) / (n - ddof))
 
 
 def per_group_rate(
@@ -119,7 +121,7 @@ def per_group_rate(
     for it in items:
         if where is None or where(it):
             buckets.setdefault(it[group], []).append(float(it[field]))
-    return {g: sum(v) / len(v) for g, v in sorted(buckets.items(), key=lambda kv: str(kv[0]))}
+    return {g: math.fsum(v) / len(v) for g, v in sorted(buckets.items(), key=lambda kv: str(kv[0]))}
 
 
 def rate(items: Iterable[Mapping], field: str, where: Callable[[Mapping], bool] | None = None) -> float:
@@ -167,7 +169,7 @@ def paired_side_rates(
     """
     out = {}
     for g, pairs in intact_pairs_by_group(items, pair, side, sides, group).items():
-        out[g] = {s: sum(float(m[s][field]) for m in pairs.values()) / len(pairs) for s in sides}
+        out[g] = {s: math.fsum(float(m[s][field]) for m in pairs.values()) / len(pairs) for s in sides}
     return out
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from lm_eval_persian_culture.scoring.records import decode_record
+from lm_eval_persian_culture.scoring.records import decode_record, json_error_text, json_safe
 
 # Doc fields that describe how a run was made, not which item it is: two runs of the same item
 # under another data path, judge prompt form or decoding still match.
@@ -88,9 +88,14 @@ def load_run(run: Path, type_fields: Iterable[str] = DEFAULT_TYPE_FIELDS) -> dic
                 continue
             try:
                 sample = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise AgreementInputError(
+                    f"{path}: line {lineno}: not valid JSON ({json_error_text(err, with_line=False)}): "
+                    "the samples file is truncated or corrupt") from None
+            try:
                 doc = sample["doc"]
-            except (json.JSONDecodeError, KeyError, TypeError) as err:
-                raise AgreementInputError(f"{path}: line {lineno}: not an lm-eval sample ({err})") from None
+            except (KeyError, TypeError):
+                raise AgreementInputError(f"{path}: line {lineno}: not an lm-eval sample (no 'doc' field)") from None
             items[doc_identity(doc)] = (verdict_of(sample), type_of(doc, type_fields))
         out[task] = items
     return out
@@ -220,7 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     print(format_report(report, args.run_a, args.run_b))
     if args.json_out:
         data = {task: {kind: g.as_dict() for kind, g in rows.items()} for task, rows in report.items()}
-        Path(args.json_out).write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
+        # kappa/agreement are NaN when undefined (one label, no item judged): null in JSON, never NaN
+        text = json.dumps(json_safe(data), indent=2, default=str, allow_nan=False)
+        Path(args.json_out).write_text(text, encoding="utf-8")
     return 0
 
 

@@ -1,47 +1,57 @@
-"""Deterministic answer extraction from free-text replies, in English and Persian.
+"""Deterministic answer reading from free-text replies, in English and Persian: ONE grammar for
+options and picks (DivanBench A-D, PerCul 1-4, CAC 1-5), and the yes/no reader beside it.
 
-DivanBench's paper let GPT-4o-mini read which option (A-D) or which verdict (yes/no) a
-model chose. These functions do the same job with rules, so scores do not depend on a
-paid model; replies the rules cannot read return ``None`` (counted as invalid, and handed
-to the optional LLM extractor when one is configured).
+The papers let an LLM read which option or verdict a model chose, or do not say how they read it.
+These functions do the same job with rules, so scores do not depend on a paid model; replies the
+rules cannot read return ``None`` (counted as invalid, and handed to the optional LLM extractor
+when one is configured).
 
-:func:`extract_choice` understands ``Answer: B``, ``The correct option is (C)``,
-``پاسخ: ب``, ``گزینهٔ ۲``, ``گزینه سوم``, ``C) Pomegranate``, the option's own text, and
-reasoning before the answer. :func:`extract_yes_no` understands Yes/No, بله/آره/درست and
-خیر/نه/نادرست, an answer after reasoning, and common verdict phrases ("they did not act
-according to Persian tradition", "مطابق رسوم ایرانی رفتار کردند").
+:func:`read_option` is the grammar; :func:`extract_choice` (A-D) and :func:`read_pick` (1-5) only
+spell its answer. It understands ``Answer: B``, ``The correct option is (C)``, ``پاسخ: ب``,
+``گزینهٔ ۲``, ``گزینه سوم``, ``C) Pomegranate``, ``Response 3``, ``the 4th``, ``\\boxed{2}``, a label
+followed by its explanation after a cue or at the reply's start (``پاسخ ۲ است``, ``3, because ...``),
+the option's own text (inflected, shortened to a word no other option has, a quoted part or a run
+of three or more of its words), and reasoning before the answer. :func:`extract_yes_no` understands
+Yes/No, بله/آره/درست and خیر/نه/نادرست, an answer after reasoning, and common verdict phrases
+("they did not act according to Persian tradition", "مطابق رسوم ایرانی رفتار کردند").
 
-Principles (how answers are actually written):
+Principles (how answers are actually written; the tests enforce the first):
 
+* **when unsure, no answer (invalid), never a guess**: a wrong option is the worst outcome, an
+  invalid reply the next; hedges ("B or C", "2, though 3 could work just as well", "I'm not sure,
+  maybe D"), refusals, contradicting bare answers and ambiguous mentions give ``None``;
 * an explicit answer statement ("Answer: C", "پاسخ: ج", "So, no.") outranks everything else,
   and of several the LAST wins (models correct themselves: "Answer: A. Wait, the answer is C");
-* otherwise an answer line at the START ("C\n\nUnlike (A) ...", "No.\n\nYes, greeting her
-  warmly is polite, but ...") or a bare answer line at the END ("... \n\nNo.") outranks
-  sentences in between, so later concessions and options named while explaining do not flip it;
-* a hedge ("B or C", "بله و خیر", "it depends") states no single answer and gives ``None``;
-* a negated statement ("the answer is not A", "گزینه الف نادرست است") never counts, and
-  excludes that label from earlier statements ("... A. Actually not A, it is B" -> B);
+* otherwise an answer line at the START ("C\n\nUnlike (A) ...", "3 - 1 and 2 are too pushy") or a
+  bare answer line at the END ("... \n\nNo.") outranks sentences in between, so later concessions
+  and options named while explaining do not flip it;
+* a negated or rejected option ("the answer is not A", "گزینه الف نادرست است", "1 and 2 are too
+  insistent", "X, not Y", "Option 1 is tempting") never counts, and excludes that option elsewhere;
+* a digit followed by a word is a label only where a cue or the reply's start makes it one ("the
+  answer is 2 because"), a quantity otherwise ("adds 2 eggs", "3 times a day");
 * a lone ``a`` is the English article, never option A, unless written as a label
-  (``(a)``, ``a)``, ``answer: a.``); a capital letter counts as a mention only when
+  (``(a)``, ``a)``, ``answer: a.``, ``A since ...``); a capital letter counts as a mention only when
   formatted as a label (``(C)``, ``C)``, ``C.`` at a line start), so "vitamin C" is not C;
 * verdicts in natural word order are read in both polarities and both languages ("this is
   (not) in line with Persian tradition", "it would be considered disrespectful", «این رفتار
   درست نیست», «رفتار آن‌ها با آداب ایرانی سازگار است», «… بی‌ادبی است», «طبق رسوم ایرانی، نه»);
 * option texts match in their inflected forms: English plurals, Persian plural (ها/های),
   ezafe (ـِ / ی / ‌ی), enclitics and ZWNJ variants (``سکه‌های طلا`` is option ``سکهٔ طلا``);
-* echoed option lists and echoed questions are not answers; ``<think>`` blocks are dropped (an
-  unclosed one, cut off, leaves no answer);
-* ambiguous replies (several options, "yes and no", refusals) give ``None``.
+* echoed option lists, questions and answer-format instructions are not answers; ``<think>``
+  blocks are dropped (an unclosed one, cut off, leaves no answer); a model that goes on inventing
+  few-shot questions is read up to the first one.
 
-``tests/extraction/corpus.py`` holds the labelled replies these rules are measured on.
+``tests/extraction/corpus.py`` and ``tests/extraction/corpus/*.jsonl`` hold the labelled replies
+these rules are measured on.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Mapping, Sequence
 
-from lm_eval_persian_culture.text.persian import normalize
+from lm_eval_persian_culture.text.persian import fold, normalize
 
 LETTERS = ("A", "B", "C", "D")
 PERSIAN_LETTERS = {"الف": "A", "ب": "B", "ج": "C", "د": "D"}
@@ -75,11 +85,22 @@ def strip_reasoning(reply: str) -> str:
     return re.sub(r"<think>.*", " ", text, flags=re.S | re.I)
 
 
+def cut_off_reasoning(reply: str | None) -> bool:
+    """Does the reply stop inside a ``<think>`` block (generation cut off while reasoning)?"""
+    lower = (reply or "").lower()
+    return lower.rfind("<think>") > lower.rfind("</think>")
+
+
+# LaTeX answers: "$\\boxed{2}$", "\\boxed{\\text{B}}" state the final answer.
+_BOXED = re.compile(r"\$*\\boxed\s*\{\s*(?:\\text(?:bf)?\s*\{)?([^{}]*)\}?\s*\}\$*")
+
+
 def _prepare(reply: str | None) -> str:
     """Reasoning blocks dropped, Persian normalised (ZWNJ as space), markdown removed."""
     if not reply:
         return ""
     text = strip_reasoning(reply)
+    text = _BOXED.sub(lambda m: f"\nFinal answer: {m.group(1).strip()}.\n", text)
     text = normalize(text, zwnj_to_space=True)
     text = _MARKDOWN.sub("", text)
     return text.replace("：", ":").replace("“", '"').replace("”", '"')
@@ -92,12 +113,16 @@ _CLAUSE_END = re.compile(
 )
 # English negation right after a label: "A is not ...", "A isn't", "(A) is wrong".
 _NEG_EN = re.compile(
-    r"[\s).\]]*(?:(?:is|was|are|would\s+be|seems(?:\s+to\s+be)?)\s+)?(?:definitely\s+|clearly\s+)?"
-    r"(?:not|never|incorrect|wrong|false|isn't|wasn't|isn’t|a\s+distractor|ruled\s+out|eliminated)(?!\w)",
+    r"[\s).\]]*(?:(?:is|was|are|would\s+be|seems(?:\s+to\s+be)?|sounds|feels|looks)\s+)?(?:definitely\s+|clearly\s+|both\s+)?"
+    r"(?:not|never|incorrect|wrong|false|isn't|wasn't|isn’t|aren't|a\s+distractor|ruled\s+out|eliminated|tempting"
+    r"|(?:far\s+|a\s+bit\s+|much\s+|way\s+)?(?:too|overly)|less\s+\w+|(?:the\s+)?(?:least|worst)|unlikely|inappropriate)(?!\w)",
     re.I,
 )
 # Persian negation anywhere in the clause after a label (the verb comes last): "الف نادرست است".
-_NEG_FA = re.compile(r"(?<!\w)(?:نیست|نیستند|نبود|نمی باشد|نادرست|غلط|اشتباه|رد می شود|رد میشود|منتفی)(?!\w)")
+_NEG_FA = re.compile(
+    r"(?<!\w)(?:نیست|نیستند|نبود|نمی باشد|نادرست|غلط|اشتباه|رد می شود|رد میشود|منتفی|رد می کنم|رد کردم|رد می شوند"
+    r"|کنار می گذارم|کنار گذاشته|حذف می کنم|حذف می شود|حذف می شوند|بیش از حد|زیادی)(?!\w)"
+)
 
 
 def _clause(text: str, start: int) -> str:
@@ -109,30 +134,113 @@ def _negated_after(text: str, end: int) -> bool:
     return bool(_NEG_EN.match(text, end) or _NEG_FA.search(_clause(text, end)))
 
 
-# --------------------------------------------------------------------------- choices
-_LABEL_BODY = r"(?:[A-D]|الف|ب|ج|د)"
-# A label right at a position (after an answer cue and filler words).
-_LABEL_AT = re.compile(
-    r"""[(\[«"'‘]?\s*
-    (?:
-        (?P<upper>A(?![\w'’])(?!\s+[a-z])|[B-D](?![\w'’])) # B    (not "An", "A's", "A pomegranate")
-      | (?P<lower>[a-d])(?=\s*[)\]]|\s*[.:,;]?\s*(?:$|\n)) # b)  b.  (not the article "a")
-      | (?P<fa>الف|ب|ج|د)(?!\w)                          # ب
-      | (?P<digit>[1-4])(?!\w|[.,]\d)                    # 2   (not "2.5", "3rd", "3 times" below)
-      | (?P<ordinal>[^\W\d_]+)                           # سوم / third
-    )""",
-    re.X,
+# --------------------------------------------------------------------------- options and picks
+# ONE grammar reads an option (A-D or 1-4: DivanBench, PerCul) and a pick (1-5: CAC). Inside it an
+# answer is the option's 0-based index; a label space says which labels a question accepts (digits
+# 1..count, and the letters A-D / الف ب ج د where options are lettered). The public readers
+# (extract_choice, read_pick) only turn the index into the benchmark's spelling.
+LETTER_INDEX = {**{letter: i for i, letter in enumerate(LETTERS)}, **{fa: LETTERS.index(en) for fa, en in PERSIAN_LETTERS.items()}}  # fmt: skip
+_ORDINAL_INDEX = {word: LETTERS.index(letter) for word, letter in _ORDINALS.items()}
+_ORDINAL_INDEX.update({"پنجم": 4, "پنج": 4, "پنجمین": 4, "پنجمی": 4, "fifth": 4, "five": 4})
+_EN_ORDINALS = (*_EN_ORDINALS, "fifth")
+_EN_NUMBER_WORDS = ("one", "two", "three", "four", "five")
+
+# Words that name a label: "option 2", "response 3", "choice B", "گزینهٔ ۲", "number 4", "#4".
+_OPTION_WORD = r"(?:options?|choices?|responses?|reply|replies|numbers?|گزینه(?:\s+ی(?!\w)|\s+های(?!\w))?)"
+_OPTION_WORD_AT = re.compile(rf"{_OPTION_WORD}(?!\w)", re.I)
+
+
+_EXPLAINING = r"(?:since|because|as|is|was|for|fits|seems|would|it|—)"
+
+
+class _Space:
+    """The labels of one question: digits 1..count, and letters when the options are lettered."""
+
+    def __init__(self, count: int, letters: bool) -> None:
+        self.count, self.letters = count, letters
+        digit = f"[1-{count}]"
+        up, low, fa = ("[A-D]", "[a-d]", "الف|ب|ج|د") if letters else ("(?!)", "(?!)", "(?!)")
+        body = f"(?:{up}|{fa}|{digit})"
+        self.body = body
+        # A label right at a position (after an answer cue and filler words).
+        self.label_at = re.compile(
+            rf"""[(\[«"'‘]?\s*
+            (?:
+                (?P<upper>(?:A(?![\w'’])(?!\s+(?!{_EXPLAINING}(?!\w))[a-z])|[B-D](?![\w'’]))(?<={up}))  # B (not "An", "A's", "A pomegranate"; "A since ..." is)
+              | (?P<lower>{low})(?=\s*[)\]]|\s*[.:,;]?\s*(?:$|\n))            # b)  b.  (not the article "a")
+              | (?P<fa>{fa})(?!\w)                                           # ب
+              | (?P<digit>{digit})(?:ه(?!\w))?(?!\w|[.,]\d)                   # 2, ۴ه (not "2.5")
+              | (?P<ordnum>{digit})(?:st|nd|rd|th)(?!\w)                     # 4th (after a cue)
+              | (?P<ordinal>[^\W\d_]+)                                       # سوم / third
+            )""",
+            re.X,
+        )
+        # Label mentions outside answer statements; they need label formatting.
+        self.mention = re.compile(
+            rf"""\(\s*(?P<p>{up}|{low}|{fa}|{digit})\s*\)                          # (B)  (ب)  (2)
+              | (?<![\w(])(?P<q>{up}|{fa})\s*\)                                  # B)   ب)
+              | ^[ \t\-•]*(?P<r>{up}|{fa})\s*[.:\-–](?=\s|$)                     # "B." / "ب -" at a line start
+              | «\s*(?P<s>{up}|{fa})\s*»                                         # «ب»
+              | (?<!\w){_OPTION_WORD}\s*\#?\s*(?P<t>{up}|{fa}|{digit}|[^\W\d_]+)(?!\w|[.,]\d)  # option B / گزینه ۲ / response 3
+              | (?<!\w)(?P<u>first|second|third|fourth|fifth|اولین|نخستین|دومین|سومین|چهارمین|پنجمین)\s+(?:option|choice|response|گزینه)(?!\w)
+            """,
+            re.X | re.M | re.I,
+        )
+        word = r"(?:(?:option|choice|response|reply|number|no\.|گزینه\s*(?:ی)?|شماره)\s*\#?|\#)"
+        self.bare_label = re.compile(
+            rf"""^[\s(\[«"'*]*(?:{word})?\s*(?P<l>{up}|{low}|{fa}|{digit})[\s)\]».:"'*!;؛,،]*$""", re.I
+        )
+        # A line that starts with a label and a separator: "C) Pomegranate", "ج. انار", "3, because ...".
+        self.labelled_line = re.compile(
+            rf"""^[\s(\[«"'*\-•]*(?:{word}\s*)?(?P<l>{up}|{fa}|{digit})(?![.,]\d)\s*(?P<sep>[)\]».:\-–—,،]+|\s(?=[^\W\d_])|\s*(?=\())\s*(?P<rest>.*)$""",
+            re.I,
+        )
+        # An item of an option list: "(A) Orange", "B) Apple", "ج. انار", "- 3: ..."
+        self.list_item = re.compile(rf"""(?:^|(?<=\s))[-•*]?\s*[(\[]?\s*(?P<l>{up}|{fa}|{digit})\s*(?:\)|\]|\.|:|-)\s*""")
+        # The instruction's range echoed ("a number (1-5)") names no answer.
+        self.range_echo = re.compile(rf"\(?(?<![\w.])1\s*(?:-|–|to|تا)\s*{count}(?![\w.])\)?")
+
+    def value(self, token: str, *, ordinal_ok: bool) -> int | None:
+        if self.letters and len(token) == 1 and token.upper() in LETTERS:
+            return LETTERS.index(token.upper())
+        if self.letters and token in PERSIAN_LETTERS:
+            return LETTER_INDEX[token]
+        if token.isdigit() and len(token) == 1:
+            return int(token) - 1 if 1 <= int(token) <= self.count else None
+        if ordinal_ok:
+            index = _ORDINAL_INDEX.get(token.lower())
+            return index if index is not None and index < self.count else None
+        return None
+
+
+@lru_cache(maxsize=None)
+def _space(count: int, letters: bool) -> _Space:
+    return _Space(count, letters)
+
+
+# After a digit, words that explain the answer ("the answer is 2 because ...", «پاسخ ۲ است»);
+# any other word makes the digit a quantity ("3 times a day", "adds 2 eggs").
+_EXPLAINS = re.compile(
+    r"""\s*[,،]?\s*(?:is|was|would|seems|because|since|as|given|due|which|fits|works|best|here|for\s+(?:this|the)
+      | not|rather\s+than|instead\s+of|and\s+not
+      | است|هست|بود|باشد|می\s+باشد|میشه|می\s+شه|می\s+شود|زیرا|چون|چرا\s+که|که|درست|صحیح|را|بنابراین|به\s+دلیل|به\s+خاطر
+      | مناسب|مناسبه|مناسب\s*تر(?:ه|ین)?|بهتر|بهتره|بهترین|و\s+نه|نه|دیگه)(?!\w)""",
+    re.X | re.I,
 )
-_DIGIT_WORD_AFTER = re.compile(r"\s*[^\W\d_]")  # "3 times": a bare digit followed by a word
+_DIGIT_WORD_AFTER = re.compile(r"\s*[^\W\d_]")
 
 # Answer statements: the label that follows one of these is the model's answer.
 _CHOICE_CUES = re.compile(
     r"""(?<!\w)(?:
-        final\s+answer | (?:correct|right|best|most\s+appropriate)\s+(?:answer|option|choice|one)
-      | (?:the\s+|my\s+)?answer | i(?:\s+would|\s+will|'d|’d|['’]ll)?\s+(?:choose|pick|select|go\s+with|say)
-      | it\s+(?:is|must\s+be|would\s+be)|it['’]s
-      | پاسخ(?:ش)? | جواب(?:ش)? | گزینه\s+(?:ی\s+)?(?:صحیح|درست|مناسب|مورد\s+نظر|نهایی) | انتخاب\s+من
-      | بنابراین | در\s+نتیجه | پس | من\s+گزینه
+        final\s+answer | (?:correct|right|best|ideal|(?:most\s+)?(?:culturally\s+)?(?:appropriate|suitable|fitting))\s+(?:answer|option|choice|one|response|reply|fit|match|pick)
+      | (?:the\s+|my\s+)?answer | i(?:\s+would|\s+will|'d|’d|['’]ll)?(?:\s+(?:definitely|probably|personally))?\s+(?:choose|pick|select|go\s+with|say|opt\s+for|recommend)
+      | (?:my|the)\s+(?:final\s+)?(?:choice|pick|selection) | selected | chosen | going\s+with
+      | i\s+(?:think|believe|guess) | actually | on\s+(?:second|further)\s+thought | correction
+      | it\s+(?:is|must\s+be|would\s+be|has\s+to\s+be|should\s+be)|it['’]s
+      | پاسخ(?:ش)? | جواب(?:ش)? | گزینه\s+(?:ی\s+)?(?:صحیح|درست|مناسب|مورد\s+نظر|نهایی) | انتخاب\s+(?:من|نهایی)
+      | بنابراین | در\s+نتیجه | پس | من\s+گزینه | در\s+واقع | به\s+نظر(?:م|\s+من)
+      | (?:so|thus|hence|therefore|overall|ultimately|finally|in\s+conclusion)(?=\s*[,:]?\s*(?:(?:response|option|choice|number)\s*\#?\s*[1-9A-D]|\#|[1-9](?!\w)|\(?[A-D]\)))
+      | (?:the\s+)?best(?=\s+(?:is|would\s+be|here\s+is)(?!\w))
     )(?!\w)""",
     re.X | re.I,
 )
@@ -142,73 +250,93 @@ _NEGATION_BEFORE = re.compile(r"(?:not|n't|نیست|نه)[^.!?؟\n]{0,30}$", re.
 # Words allowed between a cue and its label ("The answer is most likely option (C)").
 _CHOICE_FILLER = re.compile(
     r"""(?:is|was|would|will|should|be|the|an?|then|therefore|thus|so|definitely|clearly|probably|likely|most|
-        surely|correct|right|option|choice|letter|number|final|here|go|with|to|this|question
+        surely|correct|right|option|choice|response|reply|letter|number|final|here|go|with|to|this|question|for
       | است|هست|گزینه|ی|همان|یعنی|شماره|مورد|درست|صحیح|نهایی|من|را|سوال|این|به|نظر|می رسد|قطعا|احتمالا|میشه|می شه|می شود)(?!\w)""",
     re.X | re.I,
 )
 _NEGATION_WORD = re.compile(r"(?:not|نه|never)(?!\w)", re.I)
-_SKIP = re.compile(r"""[\s:：\-–—=→>"'«»‘’“”,،]+""")
+_SKIP = re.compile(r"""[\s:：\-–—=→>"'«»‘’“”,،#]+""")
 _MAX_FILLERS = 6
 # "cannot answer", "نمی توانم پاسخ" before a cue: not an answer statement.
 _REFUSAL_BEFORE = re.compile(r"(?:cannot|can't|can’t|unable\s+to|not|نمی\s*توانم|نمیتوانم)\s*$", re.I)
-# "B or C", "ب یا ج", "A and C": a second label right after the first makes a hedge.
-_HEDGE_JOIN = re.compile(r"\s*[,،]?\s*(?:or|and|either|یا|و|/|&)\s+(?:(?:also|even|maybe|perhaps|هم|شاید)\s+)?(?:(?:option|choice|گزینه)\s*(?:ی\s+)?)?", re.I)  # fmt: skip
-
-# Label mentions outside answer statements; they need label formatting.
-_MENTION = re.compile(
-    r"""\(\s*(?P<p>[A-Da-d]|الف|ب|ج|د|[1-4])\s*\)                # (B)  (ب)  (2)
-      | (?<![\w(])(?P<q>[A-D]|الف|ب|ج|د)\s*\)                     # B)   ب)
-      | ^[ \t\-•]*(?P<r>[A-D]|الف|ب|ج|د)\s*[.:\-–](?=\s|$)         # "B." / "ب -" at a line start
-      | «\s*(?P<s>[A-D]|الف|ب|ج|د)\s*»                            # «ب»
-      | (?<!\w)(?:option|choice|گزینه)\s+(?:ی\s+)?(?P<t>[A-D]|الف|ب|ج|د|[1-4]|[^\W\d_]+)(?!\w)  # option B / گزینه ۲
-      | (?<!\w)(?P<u>first|second|third|fourth|اولین|نخستین|دومین|سومین|چهارمین)\s+(?:option|choice|گزینه)(?!\w)  # third option / سومین گزینه
-    """,
-    re.X | re.M | re.I,
+# "B or C", "ب یا ج", "A and C", "2/3", "3-4": a second label right after the first makes a hedge.
+_HEDGE_JOIN = re.compile(
+    rf"\s*(?:[,،]?\s*(?:(?:or|and|either|یا|و|to|تا)\s+|[/&]\s*|[-–]\s*)|[,،]\s*)(?:(?:also|even|maybe|perhaps|هم|شاید)\s+)?(?:{_OPTION_WORD}\s*)?",
+    re.I,
 )
-# A mention followed by an assertion is an answer statement ("(C) is correct", "ج درست است").
+# Labels coordinated with a mention share its verdict ("responses 1 and 2 are too insistent").
+_COORDINATED = re.compile(r"(?:\s*(?:,|،|and|or|&|و|یا)\s*(?:{0}\s*)?(?:[1-9]|[A-D]|الف|ب|ج|د)(?!\w))+".format(_OPTION_WORD), re.I)  # fmt: skip
+# A rejection right before a mention: "unlike 1", "rather than option 2", «برخلاف گزینه ۱».
+_REJECTED_BEFORE = re.compile(
+    r"""(?:(?<!\w)(?:not|unlike|rather\s+than|instead\s+of|except|over|than|نه|برخلاف|بر\s+خلاف|به\s+جای|بجای|جز)\s*["'«‘“]?\s*(?:the\s+)?)$""",
+    re.I,
+)
+# A mention followed by an assertion is an answer statement ("(C) is correct", "ج درست است",
+# "response 4 is the most appropriate", "3 fits best", «گزینه ۲ را انتخاب می‌کنم»).
 _ASSERTED = re.compile(
     r"""\s*[).:]?\s*(?:
         (?:is|seems|would\s+be)\s+(?:the\s+)?(?:correct|right|true)(?!\w)
-      | is\s+the\s+(?:best|correct|right)\s+(?:answer|option|choice)
-      | (?:درست|صحیح|پاسخ\s+درست|پاسخ\s+صحیح|جواب\s+درست|جواب\s+صحیح|پاسخ)\s+(?:است|هست|می\s+باشد)(?!\w)
+      | (?:is|seems(?:\s+to\s+be)?|would\s+be|remains)\s+(?:still\s+|clearly\s+|probably\s+|definitely\s+)?(?:the\s+|my\s+)?
+            (?:best|correct|right|ideal|most\s+(?:culturally\s+)?(?:appropriate|suitable|fitting|polite|natural|accurate)|answer|choice|pick|better|more\s+(?:appropriate|suitable|fitting|polite|natural))(?!\w)
+      | (?:best|most\s+closely|most\s+accurately)\s+(?:fits|reflects|matches|captures|aligns|suits|represents)(?!\w)
+      | (?:fits|works|matches)(?:\s+best)?(?!\w)
+      | (?:is|comes)\s+(?:the\s+)?closest(?!\w)
+      | (?:درست|صحیح|پاسخ\s+درست|پاسخ\s+صحیح|جواب\s+درست|جواب\s+صحیح|پاسخ|مناسب|مناسب\s*تر(?:ین)?|بهتر|بهترین)\s+(?:است|هست|می\s+باشد)(?!\w)
+      | (?:از\s+همه\s+)?(?:مناسب\s*تر|بهتر)(?:ه|ین\s+است|\s+است)?(?=\s*[.!،,;؛]|\s*$)
+      | (?:بهتره|مناسبه|درسته)(?!\w)
+      | را\s+(?:انتخاب|بر\s*می\s*گزینم)
     )""",
     re.X | re.I,
 )
-_BARE_LABEL = re.compile(r"""^[\s(\[«"'*]*(?:option|choice|گزینه\s*(?:ی)?)?\s*(?P<l>[A-Da-d]|الف|ب|ج|د|[1-4])[\s)\]».:"'*]*$""", re.I)  # fmt: skip
-# A line that starts with a label and a separator: "C) Pomegranate", "ج. انار", "A — Melon is Sard".
-_LABELLED_LINE = re.compile(r"""^[\s(\[«"'*\-•]*(?:(?:option|choice|گزینه)\s*(?:ی\s*)?)?(?P<l>[A-D]|الف|ب|ج|د|[1-4])\s*(?P<sep>[)\]».:\-–—]+|\s(?=[^\W\d_]))\s*(?P<rest>.*)$""", re.I)  # fmt: skip
-# An item of an option list: "(A) Orange", "B) Apple", "ج. انار", "- 3: ..."
-_LIST_ITEM = re.compile(r"""(?:^|(?<=\s))[-•*]?\s*[(\[]?\s*(?P<l>[A-D]|الف|ب|ج|د|[1-4])\s*(?:\)|\]|\.|:|-)\s*""")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?؟;؛])\s+|\n+")
-_BARE_ORDINAL = re.compile(r"^[\W_]*(?:the\s+)?(?P<o>[^\W\d_]+?)(?:\s+(?:option|choice|one))?[\W_]*$", re.I)
+_BARE_ORDINAL = re.compile(r"^[\W_]*(?:the\s+)?(?P<o>[^\W\d_]+?)(?:\s+(?:option|choice|response|one))?[\W_]*$", re.I)
+# An answer line of the form "<key>: <label>" ("Korea: 4", "Final pick: 2", «انتخاب: ۳»).
+_KEYED_LINE = re.compile(r"^(?P<key>[^\W\d_][^\d:\n]{0,80}?):\s*(?P<rest>[^:\n]+)$")
+# After a label at the start of a reply, an explanation ("3, because ...", «۲ زیرا ...»).
+_EXPLANATION_START = re.compile(
+    r"(?:because|since|as|given|due\s+to|this|it|the|they|that|i\s+(?:guess|think|suppose|believe)|lol|haha"
+    r"|زیرا|چون|چرا\s+که|به\s+دلیل|به\s+خاطر|این|که)(?!\w)",
+    re.I,
+)
+# "1 - no", "2: wrong", «۳: نه»: a verdict on the label, not an explanation of a choice.
+_VERDICT_START = re.compile(r"(?:no|nope|not|wrong|incorrect|false|unlikely|نه|خیر|نادرست|غلط|اشتباه)(?!\w)", re.I)
+_VERSUS = re.compile(r"^(?P<x>.+?)\s*[,،;؛]?\s+(?:not|and\s+not|rather\s+than|instead\s+of|over|نه|و\s+نه)\s+(?P<y>.+?)[\s.!]*$", re.I)
+_LABEL_AFTER_TEXT = re.compile(r"^(?P<t>.+?)\s*\(\s*(?P<l>[1-9A-D]|الف|ب|ج|د)\s*\)[\s.!]*$")
+_LIST_LINE = re.compile(r"^\s*[-•*]?\s*[(\[]?\s*(?:[1-9]|[A-D]|الف|ب|ج|د)\s*[.)\]:]\s+\S")
 
 
-def _label_value(token: str, *, ordinal_ok: bool) -> str | None:
-    if token.upper() in LETTERS and len(token) == 1:
-        return token.upper()
-    if token in PERSIAN_LETTERS:
-        return PERSIAN_LETTERS[token]
-    if token in ("1", "2", "3", "4"):
-        return LETTERS[int(token) - 1]
-    if ordinal_ok:
-        return _ORDINALS.get(token.lower())
-    return None
+# Ordinals that name an option right after an answer cue ("the answer is the third", «پاسخ چهارم»);
+# bare number words ("one", «یک») only after an option word ("option one").
+_TRUE_ORDINALS = frozenset(
+    "first second third fourth fifth اول دوم سوم چهارم پنجم اولی دومی سومی چهارمی پنجمی اولین دومین سومین چهارمین پنجمین".split()
+)
 
 
-def _label_at(text: str, pos: int, *, after_option_word: bool) -> tuple[str, int] | None:
-    m = _LABEL_AT.match(text, pos)
+def _label_at(
+    text: str, pos: int, options: "_OptionMatcher", *, after_option_word: bool, after_cue: bool = False
+) -> tuple[int, int] | None:
+    space = options.space
+    m = space.label_at.match(text, pos)
     if not m:
         return None
     kind = m.lastgroup
     token = m.group(kind)
-    if kind == "digit" and not after_option_word and _DIGIT_WORD_AFTER.match(text, m.end()):
-        return None  # "the answer is 3 times a day": a number, not option 3
-    if kind == "ordinal" and not after_option_word:
+    if kind == "ordinal" and not (after_option_word or after_cue and token.lower() in _TRUE_ORDINALS):
         return None
-    value = _label_value(token, ordinal_ok=kind == "ordinal")
+    if kind == "ordnum":
+        if not (after_cue or after_option_word):
+            return None
+        kind = "digit"
+    value = space.value(token, ordinal_ok=kind == "ordinal")
     if value is None:
         return None
     end = m.end()
+    colloquial = m.group(0).endswith("ه")  # «۴ه» = "it's 4"
+    if kind == "digit" and m.group("digit") and not colloquial and not after_option_word and _DIGIT_WORD_AFTER.match(text, end):
+        # "the answer is 2 because ...", "2 Khoresht gheymeh" are labels; "3 times a day" a quantity
+        own_text = options.at(text, end + len(text[end:]) - len(text[end:].lstrip()))
+        if not _EXPLAINS.match(text, end) and (own_text is None or own_text[0] != value):
+            return None
     close = re.match(r"\s*[)\]»\"'’]", text[end:])
     return value, end + (close.end() if close else 0)
 
@@ -219,6 +347,11 @@ _FA_LETTER = re.compile(r"[\u0600-\u06ff]")
 _FA_INNER_SUFFIX = r"(?:\s?(?:ها|های))?(?:\s?ی)?"
 _FA_LAST_SUFFIX = r"(?:\s?(?:هایی|های|ها|ای|یی|ی|ه|اش|شان|ش))?"
 _EN_LAST_SUFFIX = r"(?:es|s|['’]s)?"
+# Words that never name an option on their own (a shortened option is one of its other words).
+_STOPWORDS = frozenset(
+    "the a an of and or in on at to for with from by its their his her this that is are was be as into "
+    "و با از به در که را برای این آن یا تا هم بر های ها ی است".split()
+)
 
 
 def _word_pattern(word: str, last: bool) -> str:
@@ -231,51 +364,126 @@ def _word_pattern(word: str, last: bool) -> str:
 
 
 class _OptionMatcher:
-    """Finds option texts in a reply (word-bounded, inflected forms, longest match wins)."""
+    """Finds option texts in a reply (word-bounded, inflected forms, longest match wins), and
+    knows the question's label space."""
 
-    def __init__(self, options: Sequence[str] | Mapping[str, str] | None) -> None:
+    def __init__(self, options: Sequence[str] | Mapping[str, str] | None, space: _Space) -> None:
         if isinstance(options, Mapping):
             options = [options.get(k, "") for k in LETTERS]
-        self.texts: dict[str, str] = {}
-        self.patterns: list[tuple[str, re.Pattern]] = []
-        for letter, text in zip(LETTERS, options or ()):
-            norm = normalize(str(text or ""), zwnj_to_space=True).strip(" .،,;؛:!?؟\"'«»()")
+        self.space = space
+        self.texts: dict[int, str] = {}
+        self.patterns: list[tuple[int, re.Pattern]] = []
+        words_of: dict[int, list[str]] = {}
+        for index, text in enumerate(list(options or ())[: space.count]):
+            norm = normalize(str(text or ""), zwnj_to_space=True).replace("“", '"').replace("”", '"')
+            norm = norm.strip(" .،,;؛:!?؟\"'«»()")
             if len(norm) < 2:
                 continue
-            self.texts[letter] = norm
+            self.texts[index] = norm
             words = norm.split()
+            words_of[index] = [w.strip(".،,;؛:!?؟\"'«»()").lower() for w in words]
             body = r"\s+".join(_word_pattern(w, i == len(words) - 1) for i, w in enumerate(words))
-            self.patterns.append((letter, re.compile(rf"(?<!\w){body}(?!\w)", re.I)))
+            self.patterns.append((index, re.compile(rf"(?<!\w){body}(?!\w)", re.I)))
+        # A shortened option ("قیمه" for "خورشت قیمه"): one of its words that no other option
+        # shares, used only where a whole answer stands (the reply, an answer line, after a cue).
+        self.short: list[tuple[int, re.Pattern]] = []
+        for index, words in words_of.items():
+            if len(words) < 2 or len(words) > 6:
+                continue
+            others = {w for j, ws in words_of.items() if j != index for w in ws}
+            for w in words:
+                if len(w) >= 3 and w not in _STOPWORDS and w not in others and not any(w in o or o in w for o in others if len(o) >= 3):
+                    self.short.append((index, re.compile(rf"(?<!\w){_word_pattern(w, True)}(?!\w)", re.I)))
 
-    def at(self, text: str, pos: int) -> tuple[str, int] | None:
+    def at(self, text: str, pos: int, *, short: bool = False) -> tuple[int, int] | None:
         best = None
-        for letter, pat in self.patterns:
+        for index, pat in self.patterns + (self.short if short else []):
             m = pat.match(text, pos)
             if m and (best is None or m.end() > best[1]):
-                best = (letter, m.end())
+                best = (index, m.end())
         return best
 
-    def whole(self, text: str) -> str | None:
-        """The option a whole phrase is ("Pomegranates.", "انارها"), or None."""
-        text = text.strip(" \t.،,;؛:!?؟\"'«»()*")
-        hit = self.at(text, 0)
-        return hit[0] if hit and hit[1] == len(text) else None
+    def whole(self, text: str) -> int | None:
+        """The option a whole phrase is ("Pomegranates.", "انارها", "قیمه"), or None."""
+        text = re.sub(r"^[^\w(]+|[^\w)]+$", "", text)
+        for phrase in (text, re.sub(r"^(?:the|an?)\s+", "", text, flags=re.I)):
+            hit = self.at(phrase, 0, short=True)
+            if hit and hit[1] == len(phrase):
+                return hit[0]
+        return None
 
-    def found(self, text: str) -> set[str]:
-        spans = [(m.start(), m.end(), letter) for letter, pat in self.patterns for m in pat.finditer(text)]
-        kept = {
-            letter
-            for s, e, letter in spans
-            if not any(s2 <= s and e <= e2 and (e2 - s2) > (e - s) for s2, e2, _ in spans)
-        }
+    def quoted(self, text: str) -> dict[int, bool]:
+        """Options a quoted span of two or more words belongs to, in only one option's text
+        ("the 'Would you perhaps enjoy a slice' response", «تعارف نکن») -> whether it is rejected."""
+        loose = {index: _loose(t) for index, t in self.texts.items()}
+        kept: dict[int, bool] = {}
+        for m in _QUOTED.finditer(text):
+            span = _loose(m.group("a") or m.group("b"))
+            if len(span.split()) < 2:
+                continue
+            owners = [index for index, t in loose.items() if re.search(rf"(?<!\w){re.escape(span)}(?!\w)", t)]
+            if len(owners) == 1:
+                rejected = bool(_REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()])) or _in_rejection(text, m.start())
+                kept[owners[0]] = kept.get(owners[0], False) or rejected
         return kept
+
+    def phrases(self, text: str) -> dict[int, bool]:
+        """Options one of whose runs of three or more words, in no other option, the reply repeats
+        ("Reza should insist on paying" for "Insist on paying, because ...") -> whether rejected."""
+        loose = {index: _loose(t).split() for index, t in self.texts.items()}
+        kept: dict[int, bool] = {}
+        for index, words in loose.items():
+            others = [" " + " ".join(w) + " " for j, w in loose.items() if j != index]
+            for n in range(len(words), 2, -1):
+                for i in range(len(words) - n + 1):
+                    run = words[i : i + n]
+                    if any(f" {' '.join(run)} " in o for o in others):
+                        continue
+                    m = re.search(r"(?<!\w)" + r"[\W_]+".join(map(re.escape, run)) + r"(?!\w)", text, re.I)
+                    if m is None:
+                        continue
+                    rejected = _in_rejection(text, m.start()) or bool(_REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]))
+                    kept[index] = kept.get(index, False) or rejected
+                    break
+                if index in kept:
+                    break
+        return kept
+
+    def found(self, text: str, *, short: bool = False) -> dict[int, bool]:
+        """Options whose text (``short``: also a shortened form) the reply contains -> whether every
+        occurrence is rejected ("not orange", «نه قورمه سبزی», "orange is wrong")."""
+        patterns = self.patterns + (self.short if short else [])
+        spans = [(m.start(), m.end(), index) for index, pat in patterns for m in pat.finditer(text)]
+        kept: dict[int, bool] = {}
+        for s, e, index in spans:
+            if any(s2 <= s and e <= e2 and (e2 - s2) > (e - s) for s2, e2, _ in spans):
+                continue
+            rejected = bool(_REJECTED_BEFORE.search(text[max(0, s - 25) : s])) or _negated_after(text, e) or _in_rejection(text, s)
+            kept[index] = kept.get(index, False) or rejected  # rejected once ("not orange"), never chosen here
+        return kept
+
+
+# A quoted span: "…", “…”, «…», and '…' opened after a space (not an apostrophe inside a word).
+_QUOTED = re.compile(r"""["“«](?P<a>[^"”»\n]{3,}?)["”»]|(?:(?<=\s)|^)['‘](?P<b>[^'’\n]{3,}?)['’](?=[\s.,;:!?)،؛]|$)""")
+
+
+# "X, not Y ...", "…، نه Y": what follows the "not" up to the clause's end is rejected.
+_REJECTION_ZONE = re.compile(r"(?:^|[,،;؛]\s*|\s)(?:not|and\s+not|rather\s+than|instead\s+of|نه|و\s+نه)\s+[^.,;:!?،؛\n]*", re.I)
+
+
+def _in_rejection(text: str, pos: int) -> bool:
+    return any(m.start() <= pos < m.end() for m in _REJECTION_ZONE.finditer(text))
+
+
+def _loose(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", fold(text)).split())
 
 
 # Words that make "(A) is wrong, (B) is wrong, (C) is correct" a judgement, not an echoed list.
 _VERDICT_WORDS = re.compile(r"(?<!\w)(?:is|are|was|not|wrong|correct|incorrect|true|false|right|است|نیست|درست|نادرست|غلط|صحیح)(?!\w)", re.I)
 
 
-def _option_like(label: str, text: str, options: _OptionMatcher) -> bool:
+def _option_like(label: int, text: str, options: _OptionMatcher) -> bool:
     """Is ``text`` what an option list shows after ``label``? (its option text, or a short phrase)"""
     text = text.strip(" \t.،,;؛")
     if options.texts:
@@ -286,9 +494,10 @@ def _option_like(label: str, text: str, options: _OptionMatcher) -> bool:
 def _drop_echoed_options(text: str, options: _OptionMatcher) -> str:
     """Remove option lists the reply repeats ("(A) Orange\\n(B) Apple ..." or inline): naming
     every option is not choosing one. A list needs three or more distinct labels."""
+    space = options.space
     lines = text.split("\n")
     keep = [True] * len(lines)
-    run: list[tuple[int, str]] = []  # (line index, label) of consecutive single-item lines
+    run: list[tuple[int, int]] = []  # (line index, label) of consecutive single-item lines
 
     def close_run() -> None:
         if len({label for _, label in run}) >= 3:
@@ -297,13 +506,13 @@ def _drop_echoed_options(text: str, options: _OptionMatcher) -> str:
         run.clear()
 
     for i, line in enumerate(lines):
-        items = list(_LIST_ITEM.finditer(line))
+        items = list(space.list_item.finditer(line))
         # a trailing run of items covering the end of the line: "Question? (A) .. (B) .. (C) .."
-        tail: list[str] = []
+        tail: list[int] = []
         start = None
         for j in range(len(items) - 1, -1, -1):
             end = items[j + 1].start() if j + 1 < len(items) else len(line)
-            label = _label_value(items[j].group("l"), ordinal_ok=False)
+            label = space.value(items[j].group("l"), ordinal_ok=False)
             if label is None or not _option_like(label, line[items[j].end() : end], options):
                 break
             tail.append(label)
@@ -321,19 +530,19 @@ def _drop_echoed_options(text: str, options: _OptionMatcher) -> str:
     return "\n".join(line for line, k in zip(lines, keep) if k)
 
 
-def _hedged_after(text: str, end: int, first: str, options: _OptionMatcher) -> bool:
+def _hedged_after(text: str, end: int, first: int, options: _OptionMatcher) -> bool:
     """A second, different label joined to the first ("B or C", "ب یا ج", "pomegranate or orange")."""
     join = _HEDGE_JOIN.match(text, end)
     if not join:
         return False
-    second = _label_at(text, join.end(), after_option_word=True) or options.at(text, join.end())
+    second = _label_at(text, join.end(), options, after_option_word=True) or options.at(text, join.end(), short=True)
     if second is None:
         art = re.match(r"(?:an?|the)\s+", text[join.end() :], re.I)
         second = options.at(text, join.end() + art.end()) if art else None
     return second is not None and second[0] != first
 
 
-def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[str, int, bool] | None:
+def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[int, int, bool] | None:
     """Parse fillers then a label (or an option's text) after a cue: (label, end, negated)."""
     negated = False
     after_option_word = False
@@ -341,14 +550,22 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[str
         skip = _SKIP.match(text, pos)
         if skip:
             pos = skip.end()
-        label = _label_at(text, pos, after_option_word=after_option_word)
+        retraction = _RETRACTION.match(text, pos)  # "Actually, no: 3", «نه، ۴»: no negation of what follows
+        if retraction:
+            pos = retraction.end()
+            continue
+        label = _label_at(text, pos, options, after_option_word=after_option_word, after_cue=True)
         art = re.match(r"(?:an?|the)\s+", text[pos:], re.I)
         if art:  # "Answer: A pomegranate." -- the article, then option C's text
             hit = options.at(text, pos + art.end())
-            if hit is not None and (label is None or hit[0] != "A"):
+            if hit is not None and (label is None or hit[0] != 0):
                 label = hit
         if label is None:
             hit = options.at(text, pos)
+            if hit is None:  # a shortened option, standing alone: «پاسخ: قیمه.»
+                hit = options.at(text, pos, short=True)
+                if hit is not None and not re.match(r"\s*(?:[.!،,;؛)\n]|$|است|هست|is(?!\w))", text[hit[1] :]):
+                    hit = None
             if hit is not None:
                 label = hit
         if label is not None:
@@ -361,69 +578,194 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[str
         filler = _CHOICE_FILLER.match(text, pos)
         if not filler:
             return None
-        after_option_word = after_option_word or filler.group(0).lower() in ("option", "choice", "گزینه", "number", "شماره")
+        after_option_word = after_option_word or filler.group(0).lower() in ("option", "choice", "response", "reply", "گزینه", "number", "شماره")  # fmt: skip
         pos = filler.end()
     return None
 
 
-_HEDGE = "hedge"
-_LEADING_CONNECTIVE = re.compile(r"^(?:so|thus|hence|therefore|پس|بنابراین)\s*[,:،]?\s+", re.I)
+# "I'm not sure, maybe C", «مطمئن نیستم، شاید هم د»: uncertainty between options, no answer.
+_UNSURE = re.compile(
+    r"(?<!\w)(?:(?:not\s+(?:sure|certain)|unsure|مطمئن\s+نیستم|اطمینان\s+ندارم)[^.\n]{0,40}?(?<!\w)(?:maybe|perhaps|possibly|or|شاید|یا)(?!\w)"
+    r"|(?:hard|difficult|impossible)\s+to\s+(?:say|tell)|(?:سخت|دشوار)\s+است\s+(?:بگویم|گفت)|نمی\s*شود\s+گفت)",
+    re.I,
+)
+_EQUALLY = re.compile(r"(?<!\w)(?:just\s+as\s+well|equally\s+(?:well|good|valid|fine|appropriate|likely|plausible)|به\s+همان\s+اندازه|به\s+یک\s+اندازه)(?!\w)", re.I)  # fmt: skip
+_ECHOED_QUESTION = re.compile(r"^\s*(?:question|پرسش|سوال|سؤال)\s*[:：][^\n]*\?[ \t]*$", re.I | re.M)
+_NEXT_QUESTION = re.compile(r"\n\s*(?:question|پرسش|سوال|سؤال)\s*\d*\s*[:：]", re.I)
+_REFUSAL = re.compile(
+    r"(?<!\w)(?:can['’]?t|cannot|can\s+not|unable\s+to|won['’]t|will\s+not|refuse\s+to|decline\s+to)\s+(?:\w+\s+){0,2}?(?:choose|pick|select|answer|decide|determine|tell)"
+    r"|نمی\s*توانم\s+(?:\S+\s+){0,2}?(?:انتخاب|پاسخ|جواب|تشخیص)",
+    re.I,
+)
+_RETRACTION = re.compile(r"(?:no|nope|hmm+|wait|sorry|oops|نه|نخیر|ببخشید)\s*[,:،؛!\-–—.]+\s*", re.I)
+_HEDGE = -1
+_LEADING_CONNECTIVE = re.compile(
+    r"^(?:(?:so|thus|hence|therefore|definitely|def|surely|certainly|clearly|obviously|probably|پس|بنابراین|قطعا|حتما|مسلما|احتمالا)\s*[,:،]?\s+)+",
+    re.I,
+)
+_TRAILING_ADVERB = re.compile(r"\s*[,،]?\s*(?:definitely|for\s+sure|of\s+course|obviously|قطعا|حتما|مسلما|البته|دیگه)[\s.!]*$", re.I)
 
 
-def _answer_line(sentence: str, options: _OptionMatcher) -> str | None:
+def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, tail: bool = False) -> int | None:
     """The option a sentence that is nothing but an answer gives ("C", "(C) Pomegranate.",
-    "گزینه سوم", "Pomegranates."), _HEDGE for "A or C", else None."""
-    s = _LEADING_CONNECTIVE.sub("", sentence.strip(" \t*_#>"))
+    "گزینه سوم", "Pomegranates.", "Korea: 4"), _HEDGE for "A or C", else None. At the reply's
+    start (``lead``) a label followed by an explanation counts too ("3, because ...", «۲ زیرا ...»)."""
+    space = options.space
+    s = _TRAILING_ADVERB.sub("", _LEADING_CONNECTIVE.sub("", sentence.strip(" \t*_#>")))
     if not s:
         return None
-    bare = _BARE_LABEL.match(s)
+    bare = space.bare_label.match(s)
     if bare:
-        return _label_value(bare.group("l"), ordinal_ok=False)
-    labelled = _LABELLED_LINE.match(s)
+        return space.value(bare.group("l"), ordinal_ok=False)
+    labelled = space.labelled_line.match(s)
     if labelled:
-        label = _label_value(labelled.group("l"), ordinal_ok=False)
+        label = space.value(labelled.group("l"), ordinal_ok=False)
         rest = labelled.group("rest").strip(" \t*.")
-        if label and _hedged_after(s, labelled.start("rest") - 1 if rest else len(s), label, options):
-            return _HEDGE
-        punctuated = bool(labelled.group("sep").strip())  # "C) ..." vs "C Pomegranate" / "A Persian ..."
-        if label and (
+        if label is not None and _hedged_after(s, labelled.start("rest") - 1 if rest else len(s), label, options):
+            return _joined(s, labelled.end("l"))
+        sep = labelled.group("sep").strip()
+        punctuated = bool(sep)  # "C) ..." vs "C Pomegranate" / "A Persian ..."
+        if label is not None and (
             not rest
             or (options.whole(rest) == label if options.texts else punctuated and len(rest.split()) <= 12)
         ):
             return label
-    first = _LABEL_AT.match(s)
+        digit_or_word = labelled.group("l").isdigit() or bool(_OPTION_WORD_AT.match(s.lstrip(" \t(\"'«*-•")))
+        if label is not None and lead and not _VERDICT_START.match(rest) and (
+            _EXPLANATION_START.match(rest)  # "2 because ...", "Response 3, because ...", «۲ زیرا ...»
+            or (punctuated and sep not in (".", ":") and digit_or_word)  # "3 - it is humble", "2 (Your slide ...)"
+            or (sep.startswith("(") or rest.startswith(("(", '"', "«", "'")))
+            and digit_or_word
+        ):
+            other = options.whole(rest)
+            return label if other in (None, label) else None
+    first = space.label_at.match(s)
     if first and first.lastgroup in ("upper", "fa", "digit"):
-        value = _label_value(first.group(first.lastgroup), ordinal_ok=False)
-        if value and _hedged_after(s, first.end(), value, options) and not s[first.end():].strip(" \t.,،").count(" ") > 4:
-            return _HEDGE
+        value = space.value(first.group(first.lastgroup), ordinal_ok=False)
+        if value is not None and _hedged_after(s, first.end(), value, options):
+            return _joined(s, first.end())
+    versus = _VERSUS.match(s)  # "X, not Y", "1 rather than 2", «فسنجان، نه قیمه»
+    if versus:
+        chosen, other = _answer_line(versus.group("x"), options), _answer_line(versus.group("y"), options)
+        if chosen is not None and chosen != _HEDGE and other != chosen:
+            return chosen
+    quoted = _LABEL_AFTER_TEXT.match(s)  # "Zurkhaneh (2)": an option's text and its own label
+    if quoted:
+        value = space.value(quoted.group("l"), ordinal_ok=False)
+        if value is not None and options.whole(quoted.group("t")) == value:
+            return value
+    keyed = _KEYED_LINE.match(s)
+    if keyed and (tail or len(keyed.group("key").split()) <= 3) and not re.match(r"(?i)\s*(?:step|مرحله)", keyed.group("key")):
+        rest = space.bare_label.match(keyed.group("rest"))
+        if rest:
+            return space.value(rest.group("l"), ordinal_ok=False)
     ordinal = _BARE_ORDINAL.match(s)
-    if ordinal and _ORDINALS.get(ordinal.group("o").lower()) and not re.fullmatch(r"[^\W\d_]+", ordinal.group("o"), re.A):
-        return _ORDINALS[ordinal.group("o").lower()]
-    if ordinal and ordinal.group("o").lower() in _EN_ORDINALS and re.search(r"(?i)\b(?:option|choice|one)\b", s):
-        return _ORDINALS[ordinal.group("o").lower()]
+    if ordinal:
+        word = ordinal.group("o").lower()
+        value = _ORDINAL_INDEX.get(word)
+        if value is not None and value < space.count:
+            if not re.fullmatch(r"[^\W\d_]+", word, re.A):  # Persian: «سومی», «گزینه سوم»
+                return value
+            if word in _EN_ORDINALS and re.search(r"(?i)\b(?:option|choice|response|one)\b", s):
+                return value
+            if word in _EN_NUMBER_WORDS and s.strip(" \t.!*").lower() == word or re.match(rf"(?i)^\W*(?:option|choice|response)\s+{word}\W*$", s):  # fmt: skip
+                return value
     return options.whole(s)
 
 
-def extract_choice(reply: str | None, options: Sequence[str] | Mapping[str, str] | None = None) -> str | None:
-    """The option ("A".."D") a free-text reply chose, or None when no single choice is stated.
+_OR_JOIN = re.compile(r"\s*[,،]?\s*(?:or|either|یا|/|to|تا|[-–])", re.I)
+_HEDGE_WORDS = re.compile(
+    r"\s*[,،]?\s*(?:$|both|either|could|might|may|depend|are\s+(?:both\s+)?(?:fine|good|ok|okay|possible|plausible|acceptable|appropriate|correct|right)"
+    r"|هر\s+دو|ممکن|می\s+توان|بستگی|درست|مناسب)",
+    re.I,
+)
 
-    ``options`` (four texts in A-D order, or a mapping ``{"A": text, ...}``) lets the reply
-    name an option by its text ("The answer is pomegranate", "پاسخ: انار", "انارها"). Options
-    numbered 1-4 (PerCul) are read as A-D.
+
+def _joined(s: str, end: int) -> int | None:
+    """A line opening with two joined labels: "1 or 2" is a hedge (_HEDGE); "1 and 2 are both fine"
+    too; "1 and 2 are too insistent" / "1 and 2 sound boastful" names rejected options: no answer
+    line (None), the rest of the reply decides."""
+    if _OR_JOIN.match(s, end):
+        return _HEDGE
+    listed = _COORDINATED.match(s, end)
+    after = listed.end() if listed else end
+    if _negated_after(s, after):
+        return None
+    return _HEDGE if _HEDGE_WORDS.match(s, after) else None
+
+
+_VERDICT_LINE = re.compile(
+    r"""^[\s\-•*]*[(\[]?\s*(?P<l>[1-9A-D]|الف|ب|ج|د)\s*[).:\]\-–]\s*.*?[\s:\-–—,،]\s*(?:is\s+|است\s+)?
+        (?:(?P<yes>yes|correct|right|true|بله|آره|درست|صحیح|درسته|✓|✔|✅)|(?P<no>no|wrong|incorrect|false|نه|خیر|نادرست|غلط|✗|✘|❌))
+        (?:\s+(?:است|هست))?[\s.!]*$""",
+    re.X | re.I,
+)
+
+
+def _verdict_list(text: str, space: _Space) -> int | None:
+    """Options judged one by one, one line each, exactly one of them yes: that one."""
+    yes, no = set(), set()
+    for line in re.split(r"\n|[;؛](?=\s*[(\[]?\s*(?:[1-9A-D]|الف|ب|ج|د)\s*[).:\]\-–])", text):  # lines, or "1 - no; 2 - yes"
+        m = _VERDICT_LINE.match(line)
+        if m:
+            value = space.value(m.group("l"), ordinal_ok=False)
+            if value is not None:
+                (yes if m.group("yes") else no).add(value)
+    if len(yes) == 1 and len(yes | no) >= 3 and not yes & no:
+        return yes.pop()
+    return None
+
+
+_CONCLUSION = re.compile(r"(?<!\w)(?:therefore|thus|hence|so|in\s+conclusion|overall|ultimately|بنابراین|پس|در\s+نتیجه|در\s+نهایت|در\s+کل)(?!\w)", re.I)
+
+
+def _concluded(sentences: list[str], options: "_OptionMatcher", excluded: set[int]) -> int | None:
+    """The one option (text, or a shortened one) the last concluding sentence names, not rejected."""
+    for sentence in reversed(sentences):
+        conclusion = _CONCLUSION.search(sentence)
+        if conclusion:
+            # only what follows "therefore": "X involves fire, so it is not Y" concludes nothing about X
+            after = sentence[conclusion.end() :]
+            named = {i for i, rejected in options.found(after, short=True).items() if not rejected} - excluded
+            return named.pop() if len(named) == 1 else None
+    return None
+
+
+def _numbered_lines(text: str) -> int:
+    return sum(1 for line in text.split("\n") if _LIST_LINE.match(line))
+
+
+def read_option(
+    reply: str | None, options: Sequence[str] | Mapping[str, str] | None = None, *, count: int = 4, letters: bool = True
+) -> int | None:
+    """The 0-based index of the option a free-text reply chose, or None when no single one is
+    stated. The one grammar behind :func:`extract_choice` and :func:`read_pick`.
+
+    ``count`` options, labelled by digits 1..count and (``letters``) by A-D / الف ب ج د;
+    ``options`` (their texts, in order) lets the reply name one by its text, also inflected
+    or shortened to a word no other option has.
     """
     text = _prepare(reply)
     if not text:
         return None
-    matcher = _OptionMatcher(options)
+    space = _space(count, letters)
+    matcher = _OptionMatcher(options, space)
+    text = space.range_echo.sub(" ", text)
+    head = _NEXT_QUESTION.split(text, maxsplit=1)[0]
+    if head.strip():  # "Answer: B\n\nQuestion: ...\nAnswer: D": the model went on to invent questions
+        text = head
+    text = _ECHOED_QUESTION.sub("", text)  # "Question: ... What should Reza do?" repeated from the prompt
     text = _drop_echoed_options(text, matcher).strip()
     if not text:
         return None
-    bare = _BARE_LABEL.match(text)
+    bare = space.bare_label.match(text)
     if bare:
-        return _label_value(bare.group("l"), ordinal_ok=False)
+        return space.value(bare.group("l"), ordinal_ok=False)
+    if _EQUALLY.search(text) or _UNSURE.search(text):  # "2, though 3 could work just as well": none chosen
+        return None
 
     # 1. answer statements: (position, label, negated, hedged); the last one standing wins
-    statements: list[tuple[int, str, bool, bool]] = []
+    statements: list[tuple[int, int, bool, bool]] = []
     cues = list(_CHOICE_CUES.finditer(text))
     cues += [c for c in _CORRECTION_CUES.finditer(text) if _NEGATION_BEFORE.search(text[max(0, c.start() - 40) : c.start()])]
     for cue in cues:
@@ -436,26 +778,32 @@ def extract_choice(reply: str | None, options: Sequence[str] | Mapping[str, str]
         negated = negated or _negated_after(text, end)
         statements.append((cue.start(), label, negated, not negated and _hedged_after(text, end, label, matcher)))
 
-    mentions: list[tuple[int, str, bool]] = []
-    for m in _MENTION.finditer(text):
+    mentions: list[tuple[int, int, bool, bool]] = []  # (position, label, rejected, hedged)
+    for m in space.mention.finditer(text):
         group = m.lastgroup
         token = m.group(group)
-        value = _label_value(token, ordinal_ok=group in ("t", "u"))
+        value = space.value(token, ordinal_ok=group in ("t", "u"))
         if value is None:
             continue
-        negated = _negated_after(text, m.end())
-        if _ASSERTED.match(text, m.end()):
+        coordinated = _COORDINATED.match(text, m.end())
+        negated = (
+            _negated_after(text, m.end())
+            or (coordinated is not None and _negated_after(text, coordinated.end()))
+            or bool(_REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]))
+        )
+        if _ASSERTED.match(text, m.end()) and not _REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]):
             statements.append((m.start(), value, negated, False))
         else:
-            mentions.append((m.start(), value, negated))
-    # A capital letter or Persian letter followed by an assertion ("C is correct").
-    for m in re.finditer(rf"(?<!\w){_LABEL_BODY}(?!\w)", text):
+            mentions.append((m.start(), value, negated, not negated and _hedged_after(text, m.end(), value, matcher)))
+    # A bare label followed by an assertion ("C is correct", "3 fits best", «ج درست است»).
+    for m in re.finditer(rf"(?<![\w.]){space.body}(?!\w|[.,]\d)", text):
         if _ASSERTED.match(text, m.end()):
-            value = _label_value(m.group(0), ordinal_ok=False)
-            if value and not _negated_after(text, m.end()):
-                statements.append((m.start(), value, False, False))
+            value = space.value(m.group(0), ordinal_ok=False)
+            if value is not None and not _negated_after(text, m.end()) and not _REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]):  # fmt: skip
+                statements.append((m.start(), value, False, _hedged_after(text, m.end(), value, matcher) or bool(
+                    re.search(r"(?:either|between|both|یا)\s*(?:\S+\s+){0,2}$", text[max(0, m.start() - 25) : m.start()], re.I))))  # fmt: skip
 
-    excluded: set[str] = set()
+    excluded: set[int] = set()
     for _, label, negated, hedged in sorted(statements, key=lambda s: s[0], reverse=True):
         if hedged:
             return None
@@ -464,37 +812,89 @@ def extract_choice(reply: str | None, options: Sequence[str] | Mapping[str, str]
         elif label not in excluded:
             return label
 
+    if _REFUSAL.search(text):  # "..., so I can't choose between these options"
+        return None
+
+    # a verdict per option ("1) Perfume bottle - no\n2) Golabpash - yes ..."): the one yes
+    verdicts = _verdict_list(text, space)
+    if verdicts is not None:
+        return verdicts
+
     # 2. an answer line at the end or at the start of the reply
     sentences = [s for s in _SENTENCE_SPLIT.split(text) if s.strip() and not s.rstrip().endswith(("?", "؟"))]
     if sentences:
-        tail = _answer_line(sentences[-1], matcher) if len(sentences) > 1 else None
-        lead = _answer_line(sentences[0], matcher)
+        tail = _answer_line(sentences[-1], matcher, tail=True) if len(sentences) > 1 else None
+        # the first line of a numbered list of steps ("1. Yalda is ...\n2. ...") is no answer
+        lead = None if _numbered_lines(text) >= 2 and _LIST_LINE.match(text) else _answer_line(sentences[0], matcher, lead=True)
+        if lead is None and _numbered_lines(text) < 2:
+            first_line = text.split("\n", 1)[0]
+            if first_line != sentences[0]:
+                lead = _answer_line(first_line, matcher, lead=True)
         for line in (tail, lead):
             if line == _HEDGE:
                 return None
             if line is not None and line not in excluded:
                 return line
 
+    # the concluding sentence names one option ("The story therefore describes Chaharshanbe Suri.")
+    concluded = _concluded(sentences, matcher, excluded)
+    if concluded is not None:
+        return concluded
+
     # 3. labels mentioned with formatting, then option texts: only an unambiguous one counts
-    for _, label, negated in mentions:
+    for _, label, negated, _ in mentions:
         if negated:
             excluded.add(label)
-    labels = {label for _, label, negated in mentions if not negated and label not in excluded}
+    if any(hedged for _, _, negated, hedged in mentions if not negated):
+        return None
+    labels = {label for _, label, negated, _ in mentions if not negated and label not in excluded}
     if len(labels) == 1:
         return labels.pop()
     if labels:
         return None
 
-    texts = matcher.found(text) - excluded
-    if len(texts) == 1:
+    found = matcher.found(text)
+    for extra in (matcher.quoted(text), matcher.phrases(text)):  # "the 'Would you perhaps enjoy a slice' one"
+        for index, rejected in extra.items():
+            found[index] = found.get(index, False) or rejected
+    texts = {index for index, rejected in found.items() if not rejected} - excluded
+    # an option named only in a shortened form beside it ("ghormeh sabzi or gheymeh") leaves it unsure
+    named = {index for index, rejected in matcher.found(text, short=True).items() if not rejected} - excluded - texts
+    if len(texts) == 1 and not named:
         return texts.pop()
     return None
+
+
+def extract_choice(reply: str | None, options: Sequence[str] | Mapping[str, str] | None = None) -> str | None:
+    """The option ("A".."D") a free-text reply chose, or None when no single choice is stated.
+
+    ``options`` (four texts in A-D order, or a mapping ``{"A": text, ...}``) lets the reply
+    name an option by its text ("The answer is pomegranate", "پاسخ: انار", "انارها"). Options
+    numbered 1-4 (PerCul) are read as A-D.
+    """
+    index = read_option(reply, options, count=4, letters=True)
+    return None if index is None else LETTERS[index]
+
+
+def read_pick(reply: str | None, responses: Sequence[str] | None = None, count: int = 5) -> int | None:
+    """The response number (1..count) a free-text reply picked (CAC), or None. ``responses``
+    (their texts, in order) lets the reply name a response by its text."""
+    index = read_option(reply, responses, count=count, letters=False)
+    return None if index is None else index + 1
 
 
 # --------------------------------------------------------------------------- yes / no
 _NOT_AN_ANSWER = re.compile(
     r"(?<!\w)(?:yes\s*(?:or|/)\s*no|no\s*(?:or|/)\s*yes|بله\s*(?:یا|/)\s*(?:خیر|نه)|آره\s*(?:یا|/)\s*نه|آری\s*یا\s*نه|"
     r"با\s+(?:بله|آره)|با\s+(?:خیر|نه)(?=\s+پاسخ))(?!\w)",
+    re.I,
+)
+# The answer-format instruction repeated (base models echo their prompt): 'end with "Answer: Yes"
+# or "Answer: No"', «پاسخ: بله» یا «پاسخ: خیر». Both verdicts offered as alternatives state neither.
+_YN_STATEMENT = r"""["'«‘]?\s*(?:answer|پاسخ|جواب)\s*:?\s*(?:{})\s*[.]?\s*["'»’]?"""
+_ECHOED_INSTRUCTION = re.compile(
+    _YN_STATEMENT.format(r"yes|بله|آره") + r"\s*,?\s*(?:or|یا|/)\s*" + _YN_STATEMENT.format(r"no|خیر|نه")
+    + "|" + _YN_STATEMENT.format(r"no|خیر|نه") + r"\s*,?\s*(?:or|یا|/)\s*" + _YN_STATEMENT.format(r"yes|بله|آره"),
     re.I,
 )
 _ADJ_END = r"(?=\s*(?:[.!،,;؛:)\]»\"'\n—–]|$))"  # a verdict adjective must end its phrase
@@ -509,6 +909,7 @@ _YN_AT = re.compile(
       | (?P<yes_adj>درست|درسته|صحیح|مثبت|correct|true|right)(?:\s+(?:است|هست|بود))?{_ADJ_END}
       | (?P<yes_adv>absolutely|definitely|certainly|of\s+course|indeed|البته|قطعا|مسلما|حتما){_ADJ_END}
       | (?P<yes>yes|yeah|yep|yup|بله|بلی|آره|آری)(?!\w)
+      | (?P<yes_did>(?:of\s+course|certainly|definitely|absolutely|sure)\s+(?:he|she|they|it|you|we)\s+(?:did|does|do|is|was|were|should|would|will)(?!\s*n['’]t|\s+not)(?!\w))
       | (?P<no>(?:no|nope|nah){_NO_AS_VERDICT}|(?:خیر|نخیر|نچ)(?!\w)|نه(?!\w)(?!\s+(?:تنها|فقط)(?!\w)))
     )""",
     re.X | re.I,
@@ -522,6 +923,9 @@ _YN_CUES = re.compile(
       | پاسخ(?:\s+(?:نهایی|من|کوتاه))? | جواب(?:\s+(?:نهایی|من))? | نتیجه(?:\s+گیری)? | در\s+نتیجه | بنابراین | پس
       | خلاصه | به\s+طور\s+خلاصه | در\s+کل | معلومه\s+که | معلوم\s+است\s+که | مسلمه\s+که
       | i(?:\s+would|'d|’d)?\s+say | قطعا | مسلما | حتما | definitely | certainly | absolutely
+      | i(?:\s+would|'d|’d)?\s+lean(?:ing)?\s+(?:towards?|to) | it['’]s\s+an? | that['’]s\s+an?
+      | (?:but\s+)?(?:by|according\s+to|from\s+the\s+(?:point\s+of\s+view|perspective)\s+of|in\s+terms\s+of)\s+(?:persian\s+|iranian\s+)?(?:tradition|custom|etiquette|culture)s?
+      | (?:ولی\s+|اما\s+)?(?:از\s+نظر|طبق|بر\s+اساس|مطابق|با\s+توجه\s+به)\s+(?:رسوم|رسم|سنت|آداب|فرهنگ|عرف)(?:\s+(?:ایرانی|ایران))?
     )(?!\w)""",
     re.X | re.I,
 )
@@ -565,11 +969,11 @@ _EN_SUBJECT = (
     r"conduct|choice|response|practice)|what\s+(?:they|he|she)\s+did|doing\s+so|the\s+(?:statement|claim|scenario))"
 )
 _EN_POSITIVE = (
-    r"correct|right|true|appropriate|proper|polite|respectful|acceptable|customary|fine|in\s+line\s+with|consistent\s+with|"
+    r"correct|right|true|accurate|appropriate|proper|polite|respectful|acceptable|customary|fine|in\s+line\s+with|consistent\s+with|"
     r"in\s+keeping\s+with|in\s+accordance\s+with|the\s+right\s+thing|a\s+sign\s+of\s+respect|good\s+manners"
 )
 _EN_NEGATIVE = (
-    r"incorrect|wrong|false|inappropriate|improper|impolite|rude|disrespectful|unacceptable|offensive|bad\s+manners|"
+    r"incorrect|inaccurate|wrong|false|inappropriate|improper|impolite|rude|disrespectful|unacceptable|offensive|bad\s+manners|"
     r"a\s+(?:lack|sign)\s+of\s+disrespect|a\s+lack\s+of\s+respect|against|contrary\s+to|"
     r"an?\s+(?:(?:clear|serious|direct|major|obvious)\s+)?violation"
 )
@@ -598,7 +1002,7 @@ _CONTRAST = re.compile(r"(?<!\w)(?:but|however|yet|اما|ولی|لیکن)(?!\w)
 
 
 def _yn_value(m: re.Match) -> bool:
-    return m.lastgroup in ("yes", "yes_adj", "yes_adv")
+    return m.lastgroup in ("yes", "yes_adj", "yes_adv", "yes_did")
 
 
 def _yn_after_cue(text: str, pos: int) -> tuple[bool, int] | None:
@@ -692,12 +1096,22 @@ def _verdict_phrases(text: str) -> list[tuple[int, bool]]:
     return [(pos, value) for pos, value in found if not _conceded(text, pos)]
 
 
+_BARE_STATEMENT_LINE = re.compile(r"^\W*(?:answer|پاسخ|جواب)\W*(?:yes|no|بله|خیر|نه|آره)\W*$", re.I)
+
+
+def _bare_statements(text: str, first: int, second: int) -> bool:
+    """Are the two statements at these positions adjacent lines that say nothing else?"""
+    lines = text[text.rfind("\n", 0, first) + 1 :].split("\n")
+    between = text[first:second].count("\n")
+    return between == 1 and all(_BARE_STATEMENT_LINE.match(line) for line in lines[:2])
+
+
 def extract_yes_no(reply: str | None) -> bool | None:
     """True for a Yes answer, False for No, None when the reply states neither clearly."""
     text = _prepare(reply)
     if not text:
         return None
-    text = _drop_questions(_NOT_AN_ANSWER.sub(" ", text))
+    text = _drop_questions(_NOT_AN_ANSWER.sub(" ", _ECHOED_INSTRUCTION.sub(" ", text)))
 
     # 1. explicit answer statements: "Answer: No", "پاسخ: بله", "So, yes." -- the last wins
     stated = []
@@ -706,6 +1120,9 @@ def extract_yes_no(reply: str | None) -> bool | None:
         if got is not None:
             stated.append((cue.start(), got[0]))
     if stated:
+        last = sorted(stated)[-2:]
+        if len(last) == 2 and last[0][1] != last[1][1] and _bare_statements(text, last[0][0], last[1][0]):
+            return None  # "پاسخ: بله\nپاسخ: خیر": two answers one after the other, nothing deciding between them
         return max(stated)[1]
 
     # 2. an answer line at the end ("...\n\nNo.", "..., no.") or at the start ("No.\n\nYes,
@@ -741,4 +1158,4 @@ def yes_no_label(value: bool | None) -> str | None:
     return None if value is None else ("yes" if value else "no")
 
 
-__all__ = ["LETTERS", "PERSIAN_LETTERS", "extract_choice", "extract_yes_no", "yes_no_label"]
+__all__ = ["LETTERS", "PERSIAN_LETTERS", "cut_off_reasoning", "extract_choice", "extract_yes_no", "read_option", "read_pick", "yes_no_label"]

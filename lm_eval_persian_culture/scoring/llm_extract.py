@@ -1,10 +1,10 @@
-"""An LLM that reads which option (A-D) or which verdict (yes/no) a free-text reply gave.
+"""An LLM that reads which option (A-D, 1-N) or which verdict (yes/no) a free-text reply gave.
 
 DivanBench's paper had GPT-4o-mini do this for every reply; the pack uses the same judge
 machinery as its LLM judges (``lm_eval_persian_culture.judge``: OpenAI or any
 OpenAI-compatible server, the local one included; cache, bounded concurrency, retries).
-A benchmark decides *when* to call it: as a fallback for replies the rules cannot read, or
-on every reply (the paper's pipeline).
+A benchmark decides *when* to call it: as a fallback for replies the rules cannot read
+(DivanBench, PerCul, CAC), or on every reply (DivanBench's paper pipeline).
 
 The prompts (the paper did not publish its own) quote the reply as a JSON string, so a reply
 cannot break out of its slot, and allow NONE for replies that choose nothing: NONE is an
@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from lm_eval_persian_culture.judge import JudgeConfigError, JudgeSettings
 from lm_eval_persian_culture.judge.filter import configured_judge, judge_for, record_judge_in_results, template_id
+from lm_eval_persian_culture.text.persian import to_latin_digits
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
@@ -48,6 +49,18 @@ Reply (a JSON string): {reply}
 
 Answer with exactly one of YES, NO, or NONE if the reply gives no clear answer."""
 
+# PerCul and CAC number their options (1-4, 1-5): the extractor sees them numbered, as the model did.
+NUMBERED_TEMPLATE = """Below is a question with numbered options and a reply written by another model.
+Which option did the reply choose as its final answer?
+
+{question}
+
+{options}
+
+Reply (a JSON string): {reply}
+
+Answer with exactly one of the option numbers ({numbers}), or NONE if the reply chooses no single option."""
+
 _JUDGE_MODEL_ENV = "PERSIAN_CULTURE_JUDGE_MODEL"
 
 
@@ -59,6 +72,16 @@ def parse_choice(raw: str | None) -> str | None:
     if token.startswith("NONE"):
         return "none"
     return token[0] if token[:1] in LETTERS and (len(token) == 1 or not token[1].isalpha()) else None
+
+
+def parse_number(raw: str | None) -> str | None:
+    """"3" -> "3"; "NONE" -> "none"; anything else -> None. The caller checks the range."""
+    if not raw:
+        return None
+    token = to_latin_digits(raw.strip().strip("*().:'\"` "))
+    if token.upper().startswith("NONE"):
+        return "none"
+    return token[0] if token[:1].isdigit() and token[0] != "0" and (len(token) == 1 or not token[1].isalnum()) else None
 
 
 def parse_yes_no(raw: str | None) -> str | None:
@@ -74,6 +97,15 @@ def parse_yes_no(raw: str | None) -> str | None:
 def mcq_prompt(question: str, options: Sequence[str], reply: str) -> str:
     a, b, c, d = options
     return MCQ_TEMPLATE.format(question=question, a=a, b=b, c=c, d=d, reply=json.dumps(reply, ensure_ascii=False))
+
+
+def numbered_prompt(question: str, options: Sequence[str], reply: str) -> str:
+    return NUMBERED_TEMPLATE.format(
+        question=question,
+        options="\n".join(f"{i}. {text}" for i, text in enumerate(options, 1)),
+        reply=json.dumps(reply, ensure_ascii=False),
+        numbers=", ".join(str(i) for i in range(1, len(options) + 1)),
+    )
 
 
 def yes_no_prompt(statement: str, reply: str) -> str:
@@ -151,8 +183,64 @@ def run_extraction(
     return [Extracted(None if r.verdict in (None, "none") else r.verdict, r.raw, r.error) for r in results]
 
 
+class Fallback:
+    """A benchmark's LLM extractor for the replies its rules cannot read (PerCul, CAC): set from the
+    run's settings at dataset load (on when a judge is configured, unless ``switch`` is false), used by
+    the benchmark's filter. It lives in the installed package, as lm-eval re-executes task utils."""
+
+    def __init__(self, switch: str, name: str) -> None:
+        self.switch, self.name = switch, name
+        self.settings: JudgeSettings | None = None
+
+    def configure(self, settings: Mapping | None) -> JudgeSettings | None:
+        self.settings = extractor_settings(settings, switch=self.switch, what=f"{self.name}'s LLM extractor")
+        if self.settings is not None:
+            logger.info("%s: replies the rules cannot read go to the LLM extractor %s", self.name, self.settings.model)
+        return self.settings
+
+    def read_unread(self, replies, answers, questions):
+        """:func:`read_unread_numbered` with this benchmark's extractor (none: the rules' answers)."""
+        return read_unread_numbered(self.settings, replies, answers, questions, name=self.name.lower())
+
+
+def read_unread_numbered(
+    js: JudgeSettings | None,
+    replies: Sequence[str],
+    answers: Sequence[int | None],
+    questions: Sequence[tuple[str, Sequence[str]]],
+    *,
+    name: str,
+) -> tuple[list[int | None], list[str | None], list[dict]]:
+    """The rule-based fallback of PerCul and CAC: replies the rules left unread (``None`` in
+    ``answers``, non-empty) go to the LLM extractor ``js`` with their question and numbered
+    options. Returns (answers, how each was read: "rule" | "llm" | None, and per reply the
+    extractor's raw answer and error, empty when it was not asked). An answer out of range,
+    NONE or a failed call leaves the reply unread."""
+    answers = list(answers)
+    read_by: list[str | None] = ["rule" if a is not None else None for a in answers]
+    extra: list[dict] = [{} for _ in answers]
+    todo = [i for i, a in enumerate(answers) if a is None and (replies[i] or "").strip()]
+    if js is None or not todo:
+        return answers, read_by, extra
+    prompts = [numbered_prompt(questions[i][0], questions[i][1], replies[i]) for i in todo]
+    found = run_extraction(js, prompts, kind="numbered", template=NUMBERED_TEMPLATE, parser=parse_number, name=name)
+    for i, res in zip(todo, found):
+        extra[i] = {"llm_raw": res.raw, "llm_error": res.error}
+        if res.answer not in (None, "none") and 1 <= int(res.answer) <= len(questions[i][1]):
+            answers[i], read_by[i] = int(res.answer), "llm"
+    errors = sum(1 for res in found if res.error)
+    if errors:
+        logger.warning("%s: the LLM extractor failed on %d of %d replies (left invalid)", name, errors, len(todo))
+    return answers, read_by, extra
+
+
 __all__ = [
+    "Fallback",
     "MCQ_TEMPLATE",
+    "NUMBERED_TEMPLATE",
+    "numbered_prompt",
+    "parse_number",
+    "read_unread_numbered",
     "YES_NO_TEMPLATE",
     "Extracted",
     "extractor_settings",

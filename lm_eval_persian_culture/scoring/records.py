@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from typing import Any, Callable
 
 
@@ -57,3 +58,23 @@ def lm_eval_filter(fn: Callable) -> Callable:
         return [[record] for record in out] if filter_outputs_are_lists() else out
 
     return custom_filter
+
+
+def json_error_text(err: json.JSONDecodeError, with_line: bool = True) -> str:
+    """'<what> at line L, column C' (or '... at column C' for text parsed line by line) for a
+    JSONDecodeError. Some of its messages already end in 'at' ("Unterminated string starting at"),
+    so gluing ' at line' on would read 'at at line'."""
+    where = f"line {err.lineno}, column {err.colno}" if with_line else f"column {err.colno}"
+    return f"{err.msg} {where}" if err.msg.endswith(" at") else f"{err.msg} at {where}"
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with every NaN or infinity replaced by None, so ``json.dumps(..., allow_nan=False)``
+    writes valid JSON (``null``) instead of the ``NaN`` tokens Python's json module emits by default."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value

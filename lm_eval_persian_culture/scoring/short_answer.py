@@ -20,6 +20,7 @@ distinct sentence, item and reference of the task (never per item).
 from __future__ import annotations
 
 import json
+import math
 import re
 from functools import lru_cache
 from typing import Mapping, Sequence
@@ -188,7 +189,7 @@ def parse_one_zero(text: str | None) -> bool | None:
 def mean_of_scored(values: Sequence) -> float:
     """Mean over the items that were scored (None = not scored, e.g. a failed judge call)."""
     scored = [float(v) for v in values if v is not None]
-    return sum(scored) / len(scored) if scored else float("nan")
+    return math.fsum(scored) / len(scored) if scored else float("nan")  # fsum: order-free under data parallel
 
 
 def count_unscored(values: Sequence) -> int:

@@ -128,6 +128,7 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server.fake
         path = self.path.split("?")[0].rstrip("/")
         if path.endswith("/models"):
+            fake._count("model_list_requests")
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models]
             self._send_json(200, {"object": "list", "data": data})
         elif path.endswith("/health"):
@@ -325,6 +326,7 @@ class FakeOpenAIServer:
         self.max_queued = 0  # most requests that ever waited for a slot at once
         self._in_flight = 0
         self.max_in_flight = 0  # most requests inside their latency at once (without slots)
+        self.model_list_requests = 0  # GET /models (the pre-flight's probe)
         self.served = 0  # slot mode: answers sent
         self.abandoned = 0  # slot mode: requests whose client hung up before the answer
         self.models = list(models)

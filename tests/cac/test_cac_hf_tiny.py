@@ -6,8 +6,7 @@ import pytest
 from cac_testlib import ACCEPTED, evaluate, metrics
 
 from lm_eval_persian_culture.scoring.records import decode_record as rec
-from lm_eval_persian_culture.scoring.numbers import extract_number
-from lm_eval_persian_culture.tasks.cac.core import doc_to_text
+from lm_eval_persian_culture.tasks.cac.core import doc_to_text, read_pick
 
 
 @pytest.mark.e2e
@@ -26,8 +25,8 @@ def test_hf_backend_run(tiny_model):
     logged = results["samples"]["cac_japan"]
     assert len(logged) == 3
     picks = [rec(s["filtered_resps"][0])["pick"] for s in logged]
-    # the record holds what the shared extractor reads from the model's own reply
-    assert picks == [extract_number(s["resps"][0][0], 1, 5) for s in logged]
+    # the record holds what the shared answer grammar reads from the model's own reply
+    assert picks == [read_pick(s["resps"][0][0], s["doc"])[0] for s in logged]
     assert m["invalid_rate"] == pytest.approx(sum(p is None for p in picks) / 3)
     lo_hi = [ACCEPTED[s["doc"]["conversation_id"]]["japan"] for s in logged]
     right = sum(p is not None and lo <= p <= hi for p, (lo, hi) in zip(picks, lo_hi))

@@ -73,7 +73,7 @@ def test_samples_log_reply_extraction_and_provenance(run):
     samples = {s["doc"]["id"]: s for s in run["samples"]["percul"]}
     s = samples["2_O_FOO"]  # style 2: the option's own text
     record = rec(s["filtered_resps"][0])
-    assert record == {"reply": "به نظر من پاسخ «شله‌زرد» است.", "extracted": "B"}
+    assert record == {"reply": "به نظر من پاسخ «شله‌زرد» است.", "extracted": "B", "extracted_by": "rule"}
     assert s["resps"][0][0] == record["reply"]
     assert s["doc"]["prompt_version"] == core.PROMPT_VERSION
     assert s["doc"]["provenance"].startswith(f"local:{FIXTURES}/percul/original_persian.jsonl sha256:")

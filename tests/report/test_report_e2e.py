@@ -59,11 +59,18 @@ def test_tables_hold_the_reported_values_with_wilson_intervals(report_runs, tmp_
 def test_derived_figures_get_a_bootstrap_interval_around_the_reported_value(report_runs, tmp_path):
     report = build([report_runs["a"]], tmp_path, resamples=200)
     results = results_of(report_runs["a"])["results"]
-    bias = next(r for r in report.rows if r.task == "divan_binary").scores["acquiescence_bias"]
+    divan = next(r for r in report.rows if r.task == "divan_binary")
+    bias = divan.scores["acquiescence_bias"]
     assert bias.value == results["divan_binary"]["acquiescence_bias,extract"]
     # --limit 12 keeps pair 1 under all five prompts and pair 2 under prompt 1: two clusters
-    assert bias.method == "bootstrap" and bias.n == 2
-    assert -1.0 <= bias.low <= bias.high <= 1.0
+    assert bias.n == 2
+    # The tiny model's replies are unreadable, so every item scores alike (invalid, wrong): resampling can only
+    # give [v, v]. A rate at 0 then gets Wilson's 0/n over its clusters; a signed difference no interval at all.
+    assert [s["accuracy"]["invalid"] for s in samples_of(report_runs["a"], "divan_binary")] == [1] * 12
+    assert bias.value == 0.0 and bias.method == "" and not bias.has_interval
+    accuracy = divan.scores["accuracy"]
+    assert accuracy.value == 0.0 and accuracy.n == 2 and accuracy.method == "wilson"
+    assert (accuracy.low, accuracy.high) == pytest.approx(wilson_interval(0, 2))
     gap = next(r for r in report.rows if r.task == "taarof_gender").scores["gender_gap"]
     assert gap.method == "bootstrap" and gap.n == 6  # 12 docs = 6 gender pairs
     assert -1.0 <= gap.low <= gap.high <= 1.0

@@ -65,8 +65,9 @@ def group_yaml() -> str:
         "  # the mean over the eight countries (each country weighs the same, as Table 2's columns)\n"
         "  - metric: range_accuracy\n    aggregation: mean\n    weight_by_size: false\n"
         "  - metric: invalid_rate\n    aggregation: mean\n    weight_by_size: false\n"
+        "  - metric: llm_extracted_rate\n    aggregation: mean\n    weight_by_size: false\n"
         "  - metric: chance_range_accuracy\n    aggregation: mean\n    weight_by_size: false\n"
-        "metadata:\n  version: 1.0\n"
+        "metadata:\n  version: 1.1\n"
     )
 
 

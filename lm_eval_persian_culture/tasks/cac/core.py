@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import re
 from functools import partial
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -32,9 +31,9 @@ from lm_eval_persian_culture.data.sources import (
     load_rows,
     resolve_data_dir,
 )
-from lm_eval_persian_culture.text.persian import fold
 from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
-from lm_eval_persian_culture.scoring.numbers import extract_number
+from lm_eval_persian_culture.scoring import llm_extract
+from lm_eval_persian_culture.scoring.extract import cut_off_reasoning, read_pick as read_pick_number
 from lm_eval_persian_culture.scoring.ranges import SIGMAS, accepted_range
 
 logger = logging.getLogger("lm_eval_persian_culture")
@@ -316,16 +315,19 @@ def _dataset(docs: list[dict]):
 
 def load_country(country: str, **settings):
     """``custom_dataset`` of ``cac_<country>``: the 48 conversations with that country's ranges."""
+    configure_extractor(settings)  # a bad extractor configuration fails before any model time
     return _dataset(build_docs({country: COUNTRIES[country]}, ANNOTATIONS, settings))
 
 
 def load_cross_country(**settings):
     """``custom_dataset`` of ``cac_cross_country``: every conversation under all eight countries."""
+    configure_extractor(settings)  # a bad extractor configuration fails before any model time
     return _dataset(build_docs(COUNTRIES, ANNOTATIONS, settings))
 
 
 def load_iran(**settings):
     """``custom_dataset`` of ``cac_iran``: only with Iranian annotations supplied by the user."""
+    configure_extractor(settings)  # a bad extractor configuration fails before any model time
     data_dir = resolve_data_dir(settings)
     path = data_dir / "cac" / IRAN_ANNOTATIONS.filename if data_dir else None
     if path is None or not path.is_file():
@@ -340,42 +342,51 @@ def load_iran(**settings):
 
 
 # --------------------------------------------------------------------------- filter and records
-def _loose(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s']", " ", fold(text.replace("’", "'"))).split())
-
-
-def match_response_text(reply: str, doc: Mapping) -> int | None:
-    """The response a reply quotes instead of numbering ("Would you perhaps enjoy a slice, dear?"):
-    the one response whose text the reply contains; None when it contains none or several."""
-    text = _loose(reply)
-    found = [i for i, f in enumerate(RESPONSE_FIELDS, 1) if _loose(doc[f]) and _loose(doc[f]) in text]
-    return found[0] if len(found) == 1 else None
-
-
 def read_pick(reply: str, doc: Mapping) -> tuple[int | None, str | None]:
-    """(pick, how it was read): the number first (shared extractor), else a quoted response text."""
-    pick = extract_number(reply, 1, 5)
-    if pick is not None:
-        return pick, "number"
-    pick = match_response_text(reply, doc)
-    return (pick, "text") if pick is not None else (None, None)
+    """(pick, "rule") as the pack's answer grammar reads it over the five labels and the five
+    response texts (quoted, inflected, or a quoted part of only one response), else (None, None)."""
+    pick = read_pick_number(reply, [doc[f] for f in RESPONSE_FIELDS], count=5)
+    return (pick, "rule") if pick is not None else (None, None)
+
+
+# --------------------------------------------------------------------------- LLM extractor
+LLM_EXTRACTOR_SETTING = "cac_llm_extractor"
+# replies the rules cannot read go to it when a judge is configured (set at dataset load)
+EXTRACTOR = llm_extract.Fallback(LLM_EXTRACTOR_SETTING, "CAC")
+configure_extractor = EXTRACTOR.configure
+
+
+def _question(doc: Mapping) -> str:
+    return (f"Country: {doc.get('country_name')}\nSituation: {doc['situation']}\nCharacters: {doc['characters']}\n"
+            f"First turn: {doc['first_turn']}\nWhich response best fits the cultural context?")  # fmt: skip
 
 
 @lm_eval_filter
 def extract_filter(resps: Sequence, docs: Sequence[dict]) -> list[str]:
-    """Custom lm-eval filter: one JSON record per reply, ``{"reply", "pick": 1-5 | None, "read_by"}``."""
+    """Custom lm-eval filter: one JSON record per reply, ``{"reply", "pick": 1-5 | None,
+    "read_by": "rule" | "llm" | None}`` (plus ``llm_raw``/``llm_error`` where the
+    extractor was asked). Replies the rules cannot read go to the LLM extractor if one is set."""
+    replies = [(resp[0] if isinstance(resp, (list, tuple)) else resp) or "" for resp in resps]
+    read = [read_pick(reply, doc) for reply, doc in zip(replies, docs)]
+    cut = sum(1 for reply, (pick, _) in zip(replies, read) if pick is None and cut_off_reasoning(reply))
+    if cut:
+        logger.warning("CAC: %d replies stop inside an unclosed <think> block (no pick): reasoning models need "
+                       "--gen_kwargs max_gen_toks=... well above the default 256 (see tasks/cac/README.md)", cut)  # fmt: skip
+    questions = [(_question(doc), [doc[f] for f in RESPONSE_FIELDS]) for doc in docs]
+    picks, by_llm, extra = EXTRACTOR.read_unread(replies, [pick for pick, _ in read], questions)
     records = []
-    for resp, doc in zip(resps, docs):
-        reply = (resp[0] if isinstance(resp, (list, tuple)) else resp) or ""
-        pick, read_by = read_pick(reply, doc)
-        records.append(encode_record({"reply": reply, "pick": pick, "read_by": read_by}))
+    for reply, (_, by), pick, llm_by, more in zip(replies, read, picks, by_llm, extra):
+        records.append(encode_record({"reply": reply, "pick": pick, "read_by": "llm" if llm_by == "llm" else by, **more}))
     return records
 
 
 def doc_record(doc: dict, result: Any) -> dict:
     """The per-doc value every metric shares (aggregations read what they need)."""
     record = decode_record(result)
-    pick = record.get("pick") if record is not None else read_pick(str(result or ""), doc)[0]
+    if record is None:  # another filter ran instead of ours: read here (rules only)
+        pick, read_by = read_pick(str(result or ""), doc)
+    else:
+        pick, read_by = record.get("pick"), record.get("read_by")
     correct = pick is not None and doc["accepted_first"] <= pick <= doc["accepted_last"]
     return {
         "conversation_id": doc["conversation_id"],
@@ -388,6 +399,7 @@ def doc_record(doc: dict, result: Any) -> dict:
         "accepted_last": doc["accepted_last"],
         "correct": int(correct),
         "invalid": int(pick is None),
+        "llm": int(read_by == "llm"),
     }
 
 
@@ -451,6 +463,7 @@ def _where(field: str, value: str):
 AGGREGATIONS: dict[str, Any] = {
     "range_accuracy": range_accuracy,
     "invalid_rate": partial(rate, field="invalid"),
+    "llm_extracted_rate": partial(rate, field="llm"),
     "chance_range_accuracy": chance_range_accuracy,
 }
 AXIS_METRICS = tuple(f"range_accuracy_axis_{a}" for a in AXES)
@@ -469,11 +482,11 @@ CROSS_AGGREGATIONS = {
     "adaptation_pairs": adaptation_pair_count,
 }
 
-COUNTRY_TASK_METRICS = ("range_accuracy", "invalid_rate", "chance_range_accuracy", *AXIS_METRICS,
+COUNTRY_TASK_METRICS = ("range_accuracy", "invalid_rate", "llm_extracted_rate", "chance_range_accuracy", *AXIS_METRICS,
                         *RELATIONSHIP_METRICS)  # fmt: skip
-CROSS_TASK_METRICS = ("range_accuracy", *COUNTRY_METRICS, "adaptation", "adaptation_pairs", "invalid_rate",
+CROSS_TASK_METRICS = ("range_accuracy", *COUNTRY_METRICS, "adaptation", "adaptation_pairs", "invalid_rate", "llm_extracted_rate",
                       "chance_range_accuracy", *AXIS_METRICS, *RELATIONSHIP_METRICS)  # fmt: skip
-LOWER_IS_BETTER = {"invalid_rate", "chance_range_accuracy", "adaptation_pairs"}  # the last two describe the data
+LOWER_IS_BETTER = {"invalid_rate", "llm_extracted_rate", "chance_range_accuracy", "adaptation_pairs"}  # the last two describe the data
 
 
 def process_results(doc: dict, results: list) -> dict:

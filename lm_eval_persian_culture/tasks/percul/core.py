@@ -18,7 +18,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from lm_eval_persian_culture.scoring.aggregations import macro_rate, rate, slug
 from lm_eval_persian_culture.data.sources import PROVENANCE_FIELD, DataSchemaError, resolve_data_dir
-from lm_eval_persian_culture.scoring.extract import LETTERS, extract_choice
+from lm_eval_persian_culture.scoring import llm_extract
+from lm_eval_persian_culture.scoring.extract import LETTERS, cut_off_reasoning, read_option
 from lm_eval_persian_culture.text.persian import PERSIAN_DIGITS
 from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
 from lm_eval_persian_culture.tasks.percul.source import CATEGORIES, SPLITS, load_items
@@ -144,40 +145,65 @@ def load(languages: Sequence[str], **settings):
     """``custom_dataset`` hook: called by lm-eval with task metadata, --metadata and --model_args."""
     import datasets
 
+    configure_extractor(settings)  # a bad extractor configuration fails before any model time
     return {"test": datasets.Dataset.from_list(build_docs(languages, settings))}
 
 
+# --------------------------------------------------------------------------- LLM extractor
+LLM_EXTRACTOR_SETTING = "percul_llm_extractor"
+# replies the rules cannot read go to it when a judge is configured (set at dataset load)
+EXTRACTOR = llm_extract.Fallback(LLM_EXTRACTOR_SETTING, "PerCul")
+configure_extractor = EXTRACTOR.configure
+
+
 # --------------------------------------------------------------------------- generative scoring
+def read_answer(reply: str, doc: Mapping) -> str | None:
+    """The option ("A".."D" for Choice 1-4) the shared answer grammar reads, or None."""
+    index = read_option(reply, list(doc["options"]), count=4)
+    return None if index is None else LETTERS[index]
+
+
 @lm_eval_filter
 def extract_filter(resps: Sequence, docs: Sequence[Mapping]) -> list[str]:
-    """Custom lm-eval filter: per doc, a JSON record ``{"reply", "extracted": "A".."D" | None}``.
+    """Custom lm-eval filter: per doc, a JSON record ``{"reply", "extracted": "A".."D" | None,
+    "extracted_by": "rule" | "llm" | None}`` (plus ``llm_raw``/``llm_error`` where the extractor was asked).
 
-    The option is read by the pack's shared extractor (numbers 1-4 in either script, "گزینهٔ ۲",
-    the option's own text, ...); a reply it cannot read counts as invalid (and wrong)."""
-    records = []
-    for doc, resp in zip(docs, resps):
-        reply = (resp[0] if isinstance(resp, (list, tuple)) else resp) or ""
-        records.append(encode_record({"reply": reply, "extracted": extract_choice(reply, list(doc["options"]))}))
-    return records
+    The option is read by the pack's shared answer grammar (numbers 1-4 in either script,
+    "گزینهٔ ۲", the option's own text, ...); a reply it cannot read goes to the LLM extractor
+    when one is configured, else counts as invalid (and wrong)."""
+    replies = [(resp[0] if isinstance(resp, (list, tuple)) else resp) or "" for resp in resps]
+    numbers = [read_option(reply, list(doc["options"]), count=4) for doc, reply in zip(docs, replies)]
+    cut = sum(1 for reply, n in zip(replies, numbers) if n is None and cut_off_reasoning(reply))
+    if cut:
+        logger.warning("PerCul: %d replies stop inside an unclosed <think> block (no answer): raise "
+                       "--gen_kwargs max_gen_toks=... for reasoning models", cut)  # fmt: skip
+    numbers = [None if n is None else n + 1 for n in numbers]
+    questions = [(_head(doc), list(doc["options"])) for doc in docs]
+    answers, read_by, extra = EXTRACTOR.read_unread(replies, numbers, questions)
+    return [
+        encode_record({"reply": reply, "extracted": None if a is None else LETTERS[a - 1], "extracted_by": by, **more})
+        for reply, a, by, more in zip(replies, answers, read_by, extra)
+    ]
 
 
-def doc_record(doc: Mapping, extracted: str | None) -> dict:
+def doc_record(doc: Mapping, extracted: str | None, extracted_by: str | None = None) -> dict:
     return {
         "language": doc["language"],
         "pair": doc["pair"],
         "category": doc["category"],
         "correct": int(extracted is not None and extracted == doc["answer"]),
         "invalid": int(extracted is None),
+        "llm": int(extracted_by == "llm"),
     }
 
 
 def _process_generate(metric_names: Sequence[str], doc: Mapping, results: list) -> dict:
     record = decode_record(results[0])
     if record is None:  # another filter ran instead of ours: extract here
-        extracted = extract_choice(str(results[0] or ""), list(doc["options"]))
+        extracted = read_answer(str(results[0] or ""), doc)
+        value = doc_record(doc, extracted, "rule" if extracted else None)
     else:
-        extracted = record.get("extracted")
-    value = doc_record(doc, extracted)
+        value = doc_record(doc, record.get("extracted"), record.get("extracted_by"))
     return {name: value for name in metric_names}
 
 
@@ -199,6 +225,7 @@ def _process_mc(metric_names: Sequence[str], doc: Mapping, results: list) -> dic
         "correct": int(_argmax(lls) == doc["answer_index"]),
         "correct_norm": int(_argmax(norm) == doc["answer_index"]),
         "invalid": 0,
+        "llm": 0,
     }
     return {name: value for name in metric_names}
 
@@ -241,6 +268,7 @@ AGGREGATIONS: dict[str, Any] = {
     "accuracy": partial(rate, field="correct"),
     "macro_accuracy": macro_accuracy,
     "invalid_rate": partial(rate, field="invalid"),
+    "llm_extracted_rate": partial(rate, field="llm"),
     "accuracy_norm": partial(rate, field="correct_norm"),
     "macro_accuracy_norm": partial(macro_accuracy, field="correct_norm"),
 }
@@ -261,14 +289,15 @@ AGGREGATIONS["macro_accuracy_norm_fa_minus_en"] = partial(fa_minus_en, score=mac
 _PER_CATEGORY = tuple(f"accuracy_{s}" for s in CATEGORY_SLUGS.values())
 _PER_CATEGORY_NORM = tuple(f"accuracy_norm_{s}" for s in CATEGORY_SLUGS.values())
 METRIC_SETS = {
-    # one language, generative
-    "GENERATE": ("accuracy", "macro_accuracy", *_PER_CATEGORY, "invalid_rate"),
+    # one language, generative; the paper's headline (macro accuracy) first
+    "GENERATE": ("macro_accuracy", "accuracy", *_PER_CATEGORY, "invalid_rate", "llm_extracted_rate"),
     # one language, loglikelihood
-    "MC": ("accuracy", "accuracy_norm", "macro_accuracy", "macro_accuracy_norm", *_PER_CATEGORY, *_PER_CATEGORY_NORM),
+    "MC": ("macro_accuracy", "macro_accuracy_norm", "accuracy", "accuracy_norm", *_PER_CATEGORY, *_PER_CATEGORY_NORM),
     # both languages and the difference
     "FA_EN_GENERATE": (
         "macro_accuracy_fa", "macro_accuracy_en", "macro_accuracy_fa_minus_en",
         "accuracy_fa", "accuracy_en", "accuracy_fa_minus_en", "invalid_rate_fa", "invalid_rate_en",
+        "llm_extracted_rate",
     ),
     "FA_EN_MC": (
         "macro_accuracy_fa", "macro_accuracy_en", "macro_accuracy_fa_minus_en",
@@ -280,9 +309,9 @@ METRIC_SETS = {
 
 
 def higher_is_better(metric: str) -> bool:
-    """Accuracies are better high; the invalid rate low. A Persian minus English difference has
+    """Accuracies are better high; the invalid rate and the share read by the LLM extractor low. A Persian minus English difference has
     no better direction: reported as higher-is-better only so lm-eval prints it unflagged."""
-    return not metric.startswith("invalid_rate")
+    return not metric.startswith(("invalid_rate", "llm_extracted_rate"))
 
 
 PROCESS_RESULTS = {

@@ -1,10 +1,11 @@
-"""scoring.numbers.extract_number: the chosen number (1-5) read from realistic free-text replies."""
+"""scoring.extract.read_pick: the chosen response number (1-5, CAC) read from realistic free-text replies
+by the same grammar that reads options (these cases were scoring/numbers.py's, whose reader it replaced)."""
 
 from __future__ import annotations
 
 import pytest
 
-from lm_eval_persian_culture.scoring.numbers import extract_number
+from lm_eval_persian_culture.scoring.extract import read_pick
 
 # (reply, expected pick or None). Expected values are what a human reader takes as the answer.
 CASES = [
@@ -96,12 +97,13 @@ CASES = [
 
 
 @pytest.mark.parametrize("reply, expected", CASES, ids=[repr(c[0])[:50] for c in CASES])
-def test_extract_number(reply, expected):
-    assert extract_number(reply, 1, 5) == expected
+def test_read_pick(reply, expected):
+    assert read_pick(reply) == expected
 
 
-def test_bounds_are_parameters():
-    assert extract_number("7", 1, 10) == 7
-    assert extract_number("Response 7 is the best.", 1, 10) == 7
-    assert extract_number("7", 1, 5) is None
-    assert extract_number("0", 0, 3) == 0
+def test_count_is_a_parameter():
+    assert read_pick("7", count=9) == 7
+    assert read_pick("Response 7 is the best.", count=9) == 7
+    assert read_pick("7") is None
+    assert read_pick("Option 4", count=4) == 4
+    assert read_pick("Option 5", count=4) is None

@@ -1,0 +1,159 @@
+"""The one answer grammar (scoring/extract.py: read_option, extract_choice, read_pick) on the forms of
+issue #22, one case per form, written before the rules were extended to read them.
+
+Principle the cases enforce: where a careful reader is unsure which option a reply chose, the rules
+return None (invalid), never a guess; a wrong option is the worst outcome.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lm_eval_persian_culture.scoring.extract import extract_choice, extract_yes_no, read_option, read_pick
+
+# A PerCul-style food item, options numbered 1-4 ("A".."D" = Choice 1..4).
+FOOD_FA = ["قورمه‌سبزی", "خورشت قیمه", "کباب کوبیده", "آش رشته"]
+FOOD_EN = ["Ghormeh sabzi", "Khoresht gheymeh", "Kabab koobideh", "Ash reshteh"]
+# A CAC-style conversation: five responses from insistent (1) to yielding (5).
+RESPONSES = [
+    "You must take a slice of it right now!",
+    "Then you should have a slice of it right here!",
+    "Would you perhaps enjoy a slice, dear?",
+    "If you wish, you can try a slice.",
+    "You may have a slice if you'd like.",
+]
+
+OPTION_CASES = [
+    # ---- the answer number followed by a word, after a cue or at the reply's start
+    ("پاسخ ۲ است", FOOD_FA, "B"),
+    ("جواب ۳ هست", FOOD_FA, "C"),
+    ("گزینه درست ۲ است", FOOD_FA, "B"),
+    ("۲ زیرا قیمه را در نذری محرم می‌پزند.", FOOD_FA, "B"),
+    ("The answer is 2 because gheymeh is cooked for nazri.", FOOD_EN, "B"),
+    ("It's 2 because of the Muharram nazri.", FOOD_EN, "B"),
+    ("I choose 3 since kabab is grilled.", FOOD_EN, "C"),
+    ("Number 2.", FOOD_EN, "B"),
+    ("2 because the story mentions split peas.", FOOD_EN, "B"),
+    # ---- a digit followed by a word is a quantity otherwise
+    ("The recipe adds 2 eggs and 3 onions.", FOOD_EN, None),
+    ("The answer is 3 times a week.", FOOD_EN, None),
+    ("پاسخ ۲ نفر است.", FOOD_FA, None),
+    # ---- \boxed{}
+    ("\\boxed{2}", FOOD_EN, "B"),
+    ("The dish is cooked for nazri, so $\\boxed{2}$", FOOD_EN, "B"),
+    ("\\boxed{\\text{B}}", None, "B"),
+    # ---- an option rejected before (or after) the answer
+    ("گزینه ۱ را رد می‌کنم، پاسخ ۲ است.", FOOD_FA, "B"),
+    ("Option 1 is tempting, but the answer is 2.", FOOD_EN, "B"),
+    ("Not option 1. The answer is option 2.", FOOD_EN, "B"),
+    # ---- a shortened or inflected option text
+    ("قیمه", FOOD_FA, "B"),
+    ("پاسخ: قیمه.", FOOD_FA, "B"),
+    ("Gheymeh.", FOOD_EN, "B"),
+    ("The answer is gheymeh.", FOOD_EN, "B"),
+    ("رشته", FOOD_FA, "D"),
+    # ---- "X, not Y"
+    ("خورشت قیمه، نه قورمه‌سبزی", FOOD_FA, "B"),
+    ("Khoresht gheymeh, not ghormeh sabzi.", FOOD_EN, "B"),
+    # ---- corrections: the last statement wins
+    ("1. Actually, 2.", FOOD_EN, "B"),
+    ("A. Actually, B.", None, "B"),
+    ("Answer: 1\n\nOn second thought, the answer is 2.", FOOD_EN, "B"),
+    # ---- a numbered list of reasoning steps is no answer by its first item
+    ("1. The story is set in Muharram.\n2. Nazri dishes are cooked.\n\nSo the answer is gheymeh.", FOOD_EN, "B"),
+    ("1. The story is set in Muharram.\n2. Nazri dishes are cooked in large pots.", FOOD_EN, None),
+    # ---- hedges: no answer
+    ("گزینه ۱ یا ۲ می‌تواند باشد", FOOD_FA, None),
+    ("It could be 1 or 2.", FOOD_EN, None),
+    ("Either ghormeh sabzi or gheymeh.", FOOD_EN, None),
+    ("Options 1 and 2 are both plausible.", FOOD_EN, None),
+    ("2/3", FOOD_EN, None),
+    # ---- refusals: no answer
+    ("I can't answer that.", FOOD_EN, None),
+    ("نمی‌توانم پاسخ بدهم.", FOOD_FA, None),
+    # ---- <think> and markdown
+    ("<think>Maybe 1? The story has nazri, so 2.</think>\n**2**", FOOD_EN, "B"),
+    ("<think>The story mentions nazri, so", FOOD_EN, None),
+    # ---- an echoed option list is no answer
+    ("1. Ghormeh sabzi\n2. Khoresht gheymeh\n3. Kabab koobideh\n4. Ash reshteh", FOOD_EN, None),
+    ("۱. قورمه‌سبزی\n۲. خورشت قیمه\n۳. کباب کوبیده\n۴. آش رشته\n\nپاسخ: ۲", FOOD_FA, "B"),
+]
+
+PICK_CASES = [
+    # ---- a pick stated first, other responses then named as rejected
+    ("3. It is polite and indirect, unlike 1 and 2.", 3),
+    ("Response 3, because responses 1 and 2 are too insistent.", 3),
+    ("Response 3 fits; 4 and 5 are too passive.", 3),
+    ("3 - responses 1 and 2 are too pushy for a grandparent.", 3),
+    ("۳ زیرا پاسخ‌های ۱ و ۲ بیش از حد اصرار دارند.", 3),
+    ("I'd pick 4. Response 5 is too passive and 1 is rude.", 4),
+    # ---- a response's own text
+    ("Would you perhaps enjoy a slice, dear?", 3),
+    ("Not 'You must take a slice of it right now!' but 'You may have a slice if you'd like.'", 5),
+    # ---- hedges and non-picks
+    ("Responses 2 and 3 are both plausible.", None),
+    ("3 or 4, depending on the family.", None),
+    ("Response 1 is too insistent.", None),
+    ("The grandparent offers 2 slices.", None),
+    ("Between 2 and 3, both are fine.", None),
+    # ---- a verdict per response, on one line: the one yes (its first item is no answer line)
+    ("1 - no; 2 - no; 3 - yes; 4 - no; 5 - no", 3),
+    ("1 - no", None),
+    ("None of these fit well, but 3 is closest.", 3),
+    ("5. Actually, no: 3. Dutch feedback is blunt, but 5 is insulting.", 3),
+]
+
+
+@pytest.mark.parametrize("reply, options, expected", OPTION_CASES, ids=[repr(c[0])[:40] for c in OPTION_CASES])
+def test_option_forms(reply, options, expected):
+    assert extract_choice(reply, options) == expected
+
+
+@pytest.mark.parametrize("reply, expected", PICK_CASES, ids=[repr(c[0])[:40] for c in PICK_CASES])
+def test_pick_forms(reply, expected):
+    assert read_pick(reply, RESPONSES) == expected
+
+
+def test_one_grammar_for_options_and_picks():
+    # the same reply reads the same way whichever benchmark asks, within each label space
+    for reply in ("The answer is 2 because ...", "پاسخ ۲ است", "Option 1 is tempting, but the answer is 2", "\\boxed{2}"):
+        assert read_option(reply, count=4) == read_option(reply, count=5, letters=False) == 1
+    # labels outside the space are no answer: a fifth option for a four-option question, letters for picks
+    assert read_option("Answer: 5", count=4) is None
+    assert read_pick("Answer: 5") == 5
+    assert read_pick("Answer: B") is None
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # DivanBench's own instruction lines, echoed by a base model (issue #27, point 9)
+        'Answer with Yes or No and end with: "Answer: Yes" or "Answer: No".',
+        'Answer yes or no, and end your reply with "Answer: Yes" or "Answer: No".',
+        "با «بله» یا «خیر» پاسخ دهید و در پایان بنویسید: «پاسخ: بله» یا «پاسخ: خیر».",
+    ],
+)
+def test_an_echoed_yes_no_instruction_states_no_answer(reply):
+    assert extract_yes_no(reply) is None
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("I'd lean towards no, since sweeping at night is avoided.", False),
+        ("It's a yes from me.", True),
+        ("The statement is accurate.", True),
+        ("From a hygiene perspective it makes sense, but by tradition, no — sweeping at night is avoided.", False),
+        ("از نظر بهداشتی کار خوبی است، ولی از نظر رسوم ایرانی خیر.", False),
+        ("پاسخ: بله\nپاسخ: خیر", None),  # two bare answers, nothing deciding between them
+        ("Answer: Yes\n\nWait, that's wrong. Answer: No", False),  # a correction decides
+    ],
+)
+def test_yes_no_forms(reply, expected):
+    assert extract_yes_no(reply) is expected
+
+
+def test_the_answer_after_an_echoed_instruction_still_counts():
+    echo = 'Answer yes or no, and end your reply with "Answer: Yes" or "Answer: No".\n\n'
+    assert extract_yes_no(echo + "They stood up for the elder. Answer: Yes") is True
+    assert extract_yes_no("با «بله» یا «خیر» پاسخ دهید.\n\nپاسخ: خیر") is False
