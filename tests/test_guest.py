@@ -193,3 +193,18 @@ def test_a_group_beside_its_member_is_found_before_the_model_loads(shared_data):
     assert last_line(proc.stderr) == ("  1. task: taarof_expected is named twice, by taarof and by taarof_expected: this "
                                       "lm-eval refuses that once the model has loaded. Name the group or its members, "
                                       "not both.")  # fmt: skip
+
+
+def test_pack_aggregations_get_no_bootstrap_and_lm_evals_own_keep_theirs():
+    """lm-eval 0.5 bootstraps every aggregation but a plain mean, in a process pool that pickles it: the
+    pack's (closures, unpicklable) keep 0.4.13's "N/A"; lm-eval's own metrics keep their stderr."""
+    import lm_eval.api.metrics as metrics
+
+    from lm_eval_persian_culture.scoring.aggregations import judge_accuracy, make_spread_aggregations
+
+    discovery._patch_pack_stderr()
+    spread = make_spread_aggregations("accuracy", lambda items: {})["accuracy"]
+    assert metrics.stderr_for_metric(metric=judge_accuracy, bootstrap_iters=1000) is None
+    assert metrics.stderr_for_metric(metric=spread, bootstrap_iters=1000) is None
+    assert metrics.stderr_for_metric(metric=metrics.mean, bootstrap_iters=1000) is not None
+    assert metrics.stderr_for_metric(metric=metrics.median, bootstrap_iters=1000) is not None
