@@ -208,3 +208,28 @@ def test_pack_aggregations_get_no_bootstrap_and_lm_evals_own_keep_theirs():
     assert metrics.stderr_for_metric(metric=spread, bootstrap_iters=1000) is None
     assert metrics.stderr_for_metric(metric=metrics.mean, bootstrap_iters=1000) is not None
     assert metrics.stderr_for_metric(metric=metrics.median, bootstrap_iters=1000) is not None
+
+
+def test_a_pack_validate_that_breaks_steps_aside_to_lm_evals_own(monkeypatch, capsys, fresh_switches):
+    import argparse
+
+    import lm_eval.tasks
+    from lm_eval._cli import validate as lm_eval_validate  # patched on import by the startup hook
+    from lm_eval.tasks import manager
+
+    assert getattr(lm_eval_validate.Validate._execute, "_persian_culture_preflight", False)
+    real_build, builtin = manager.TaskIndex.build, Path(lm_eval.tasks.__file__).parent
+    monkeypatch.setattr(manager.TaskIndex, "build", staticmethod(  # lm-eval's ~14,700 YAMLs: not under test
+        lambda paths, *a, **k: real_build([p for p in paths if Path(p) != builtin], *a, **k)))  # fmt: skip
+
+    def broken(args):
+        raise AttributeError("an lm-eval internal the pack reads is gone")
+
+    monkeypatch.setattr(preflight, "validate", broken)
+    args = argparse.Namespace(tasks="taarof_expected", include_path=None, metadata=None, model_args=None, verbosity=None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lm_eval_validate.Validate._execute(object.__new__(lm_eval_validate.Validate), args)
+    assert capsys.readouterr().out.splitlines() == ["Validating tasks: ['taarof_expected']", "All tasks found and valid"]
+    [warning] = [w for w in caught if issubclass(w.category, compat.PackSwitchedOffWarning)]
+    assert "lm_eval validate" in str(warning.message) and "an lm-eval internal the pack reads is gone" in str(warning.message)

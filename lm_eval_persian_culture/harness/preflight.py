@@ -401,7 +401,7 @@ def summarize_groups(task_manager, specs: Sequence[Any], report: PreflightReport
 
     if not report.problems:
         return
-    index = task_manager.task_index
+    index = compat.task_index(task_manager)
     summaries = []
     for spec in specs:
         entry = index.get(spec) if isinstance(spec, str) else None
@@ -768,7 +768,18 @@ def _patch_validate(module) -> None:
                 self._parser.error(f"unrecognized arguments: {' '.join(given)}")
             return original_execute(self, args)
         with skip_builtin_index(names, getattr(args, "include_path", None)):
-            guarded(lambda: validate(args), args)
+            guarded(lambda: _validate_or_step_aside(self, args), args)
+
+    def _validate_or_step_aside(self, args) -> None:
+        try:
+            validate(args)
+        except user_errors():
+            raise
+        except Exception as err:  # noqa: BLE001 - a pack validate that cannot read this lm-eval steps aside
+            if debug_wanted(args):
+                raise
+            compat.switch_off("the pre-flight of `lm_eval validate`", f"what it reads ({type(err).__name__}: {err})")
+            original_execute(self, args)
 
     _execute._persian_culture_preflight = True
     cls._add_args = _add_args
