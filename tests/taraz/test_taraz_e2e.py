@@ -154,3 +154,19 @@ def test_paper_embedding_model_fails_at_load_not_mid_run(shared_data, tiny_model
     assert "Traceback" not in proc.stderr, proc.stderr[proc.stderr.find("Traceback") - 1500:][:3000]
     assert "EmbeddingConfigError: embedding_model=" in proc.stderr  # at pre-flight, before the model loads
     assert not list(out.rglob("samples_*.jsonl"))  # nothing generated
+
+
+@pytest.mark.e2e
+def test_predict_only_runs_without_an_embedding_model(shared_data, tiny_model, tmp_path):
+    # No embedding model anywhere: without --predict_only this run stops at load (test above).
+    out = tmp_path / "OUT"
+    env = {k: v for k, v in os.environ.items() if k != "PERSIAN_CULTURE_EMBEDDING_MODEL"}
+    proc = subprocess.run(
+        [str(BIN / "lm-eval-persian"), *base_args(tiny_model, out, "taraz_blend", 1), "--predict_only",
+         "--metadata", json.dumps({"data_dir": str(shared_data)})],
+        capture_output=True, text=True, env=env, timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    _, samples = read_outputs(out)
+    record = json.loads(samples["taraz_blend"][0]["filtered_resps"][0])
+    assert record["hybrid_match"] is None and record["embedding_error"] == "embedding model disabled"
