@@ -9,10 +9,12 @@ files are re-executed per YAML). :func:`embed` encodes every text of a task in b
 progress bar, on the GPU when there is one.
 
 The default model is a fine-tune of ``Alibaba-NLP/gte-multilingual-base`` whose architecture
-("NewModel") exists only as remote code (``Alibaba-NLP/new-impl``). That code is known to fail
-under transformers 5 (it worked with transformers 4.57 + sentence-transformers 5.x). Rather than
-an IndexError in the middle of a run, such a model is refused at task load under transformers
->= 5 with a message naming the versions that work (see :data:`REMOTE_CODE_MESSAGE`).
+("NewModel") ships as remote code (``Alibaba-NLP/new-impl``), which fails under transformers 5 (it
+worked with transformers 4.57 + sentence-transformers 5.x). Where transformers has its own
+``GteModel`` (5.x releases that ship ``models/gte``), such a checkpoint is loaded through it without
+remote code (:mod:`lm_eval_persian_culture.scoring.gte_native`); under a transformers 5 without it,
+the model is refused at task load with a message naming the versions that work
+(:data:`REMOTE_CODE_MESSAGE`) rather than failing with an IndexError mid-run.
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
+
+from lm_eval_persian_culture.scoring import gte_native
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
@@ -36,7 +41,9 @@ _GTE_REMOTE_MARKERS = ("Alibaba-NLP/new-impl", "NewModel", "NewConfig")
 REMOTE_CODE_MESSAGE = (
     "embedding_model={model!r} uses the gte-multilingual 'NewModel' remote code (Alibaba-NLP/new-impl), "
     "which fails under transformers {installed} (transformers 5 changed the internals it relies on; runs "
-    "end in an IndexError). It works with transformers 4.57 and sentence-transformers 5.x:\n"
+    "end in an IndexError), and this transformers has no native GteModel to load it with instead. "
+    "Upgrade transformers to a release with transformers.GteModel (5.24 has it), or use transformers "
+    "4.57 and sentence-transformers 5.x:\n"
     "  pip install 'transformers>=4.51,<5' 'sentence-transformers>=5,<6'\n"
     "(in a separate environment if lm-eval needs transformers 5 there), or choose another sentence-"
     "transformers model with --metadata '{{\"embedding_model\": \"<hub id or local dir>\"}}' or "
@@ -109,13 +116,14 @@ def needs_gte_remote_code(name: str, config: dict | None) -> bool:
 
 
 def check_compatible(name: str, transformers_version: str | None = None) -> None:
-    """Refuse, with the versions that work, a model whose remote code breaks on this transformers."""
+    """Refuse, with the versions that work, a model whose remote code breaks on this transformers
+    and that transformers' own GteModel cannot load instead."""
     if transformers_version is None:
         import transformers
 
         transformers_version = transformers.__version__
     major = int(transformers_version.split(".")[0])
-    if major >= 5 and needs_gte_remote_code(name, _local_config(name)):
+    if major >= 5 and needs_gte_remote_code(name, _local_config(name)) and not gte_native.native_available():
         raise EmbeddingConfigError(
             REMOTE_CODE_MESSAGE.format(model=name, installed=transformers_version, env=EMBEDDING_MODEL_ENV)
         )
@@ -127,6 +135,35 @@ def _device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def _model_folder(name: str) -> Path:
+    """A local folder, or the hub snapshot of an id (from the cache offline; downloaded online)."""
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return path
+    from huggingface_hub import snapshot_download
+
+    return Path(snapshot_download(name))
+
+
+def _native_gte_source(name: str) -> str | None:
+    """Under transformers 5, a gte-multilingual NewModel checkpoint as a folder transformers' own
+    GteModel loads (gte_native); None for every other model."""
+    import transformers
+
+    if int(transformers.__version__.split(".")[0]) < 5 or not gte_native.native_available():
+        return None
+    if not needs_gte_remote_code(name, _local_config(name)):
+        return None
+    folder = _model_folder(name)
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    if not gte_native.is_new_impl(config):
+        return None
+    try:
+        return str(gte_native.native_model_dir(folder))
+    except gte_native.UnsupportedCheckpoint as err:
+        raise EmbeddingConfigError(f"embedding_model={name!r}: transformers' GteModel cannot load it: {err}") from None
+
+
 def load_encoder(name: str) -> Encoder:
     """The sentence-transformers model, loaded once per process."""
     if name not in _encoders:
@@ -136,9 +173,17 @@ def load_encoder(name: str) -> Encoder:
         except ImportError as err:  # pragma: no cover - a declared dependency
             raise EmbeddingConfigError(f"sentence-transformers is not installed: {err}") from None
         device = _device()
-        logger.info("loading embedding model %s on %s", name, device)
         try:
-            _encoders[name] = SentenceTransformer(name, device=device, trust_remote_code=True)
+            native = _native_gte_source(name)
+            if native is not None:
+                logger.info("loading embedding model %s on %s with transformers' GteModel", name, device)
+                try:
+                    _encoders[name] = SentenceTransformer(native, device=device)
+                finally:  # links and a config only; the model is in memory now
+                    shutil.rmtree(native, ignore_errors=True)
+            else:
+                logger.info("loading embedding model %s on %s", name, device)
+                _encoders[name] = SentenceTransformer(name, device=device, trust_remote_code=True)
         except (OSError, ValueError) as err:
             raise EmbeddingConfigError(
                 f"embedding_model={name!r} could not be loaded: {err}\nOffline, point embedding_model "

@@ -146,11 +146,13 @@ def test_taraz_judged_variant_against_local_judge(shared_data, tiny_model, tiny_
 
 @pytest.mark.e2e
 def test_paper_embedding_model_fails_at_load_not_mid_run(shared_data, tiny_model, tmp_path):
+    # The default (the paper's model) cannot be downloaded on these machines: one clear error at load.
     out = tmp_path / "OUT"
     proc = run_cli([*base_args(tiny_model, out, "taraz_blend", 2), "--metadata",
                     json.dumps({"data_dir": str(shared_data)})])  # fmt: skip
     assert proc.returncode != 0
-    assert "transformers>=4.51,<5" in proc.stderr and "maux-gte-persian-v3" in proc.stderr
+    assert "maux-gte-persian-v3" in proc.stderr
+    assert "could not be loaded" in proc.stderr or "transformers>=4.51,<5" in proc.stderr
     assert "Traceback" not in proc.stderr, proc.stderr[proc.stderr.find("Traceback") - 1500:][:3000]
     assert "EmbeddingConfigError: embedding_model=" in proc.stderr  # at pre-flight, before the model loads
     assert not list(out.rglob("samples_*.jsonl"))  # nothing generated

@@ -262,14 +262,23 @@ def test_metadata_wins_over_env(monkeypatch):
     assert embeddings.embedding_model_name(None) == "xmanii/maux-gte-persian-v3"
 
 
-def test_paper_model_refused_at_load_under_transformers_5():
+def test_paper_model_refused_at_load_under_a_transformers_5_without_gte(monkeypatch):
+    from lm_eval_persian_culture.scoring import gte_native
+
+    monkeypatch.setattr(gte_native, "native_available", lambda: False)
     with pytest.raises(embeddings.EmbeddingConfigError, match=r"transformers>=4.51,<5"):
         embeddings.check_compatible("xmanii/maux-gte-persian-v3", transformers_version="5.23.0")
     embeddings.check_compatible("xmanii/maux-gte-persian-v3", transformers_version="4.57.1")  # fine
+    monkeypatch.setattr(gte_native, "native_available", lambda: True)  # transformers' GteModel loads it
+    embeddings.check_compatible("xmanii/maux-gte-persian-v3", transformers_version="5.24.0")
 
 
-def test_local_gte_remote_code_dir_is_recognised(tmp_path):
+def test_local_gte_remote_code_dir_is_recognised(tmp_path, monkeypatch):
     import json
+
+    from lm_eval_persian_culture.scoring import gte_native
+
+    monkeypatch.setattr(gte_native, "native_available", lambda: False)
 
     (tmp_path / "config.json").write_text(json.dumps(
         {"architectures": ["NewModel"], "auto_map": {"AutoModel": "Alibaba-NLP/new-impl--modeling.NewModel"}}))  # fmt: skip

@@ -43,7 +43,7 @@ DEVIATIONS = [
     "exact_match matches whole words (BLEnD's plain substring test lets '1' match '13') and has no English-answer fallback (BLEnD's also tries the English answers)",
     "judge (_judged tasks): the reply is inserted as an escaped JSON string, the judge client adds the system prompt 'You are a helpful assistant.' (the paper's prompt has none), the judge model is the user's choice (paper: GPT-5), and answers neither 1 nor 0 are left unscored (judge_errors) where the paper counts them 0",
     "the paper's Maux and Maux+Post cells are not multiples of 1/n (BLEnD GPT-5 Maux 84.652% of 456 = 386.01 questions); the pack's are",
-    "the embedding model and every scoring setting are recorded in metadata.scoring; scores with any model other than xmanii/maux-gte-persian-v3 are not the paper's",
+    "the embedding model and every scoring setting are recorded in metadata.scoring; scores with any model other than xmanii/maux-gte-persian-v3 are not the paper's; under transformers 5 the paper's model runs on transformers' native GteModel (its config rewritten, NTK rope as the equivalent linear rope), not on its own remote code: equal on random weights, not checked on the real ones",
 ]
 GROUPS = {
     "taraz": ["taraz_blend", "taraz_percul_saq", "taraz_isn_saq"],
