@@ -58,12 +58,25 @@ def _reply_lemmas(reply: str) -> frozenset[str]:
     return frozenset(lemmas(reply))
 
 
+_NUMBER_CHAR = "[۰-۹:/٫\\-]"
+
+
+def _contains(reply: str, reference: str) -> bool:
+    """BLEnD's substring test, except that a number must match a whole number: its plain test lets
+    a reference "1" match "13" and "0" match "08:00"."""
+    pattern = re.escape(reference)
+    if reference[:1].isdigit():
+        pattern = f"(?<!{_NUMBER_CHAR}){pattern}"
+    if reference[-1:].isdigit():
+        pattern = f"{pattern}(?!{_NUMBER_CHAR})"
+    return re.search(pattern, reply) is not None
+
+
 def _lemma_check(reference: str, reply: str) -> bool:
-    ref, rep = match_form(reference), f" {_reply_form(reply)} "
+    ref, rep = match_form(reference), _reply_form(reply)
     if not ref:
         return False
-    # whole words only: BLEnD's plain substring test lets "1" match "13" and "نان" match "نانوایی"
-    if any(f" {form} " in rep for form in (ref, ref.replace("-", " "), ref.replace(" ", "-"))):
+    if any(_contains(rep, form) for form in dict.fromkeys((ref, ref.replace("-", " "), ref.replace(" ", "-")))):
         return True
     ref_lemmas = lemmas(reference)
     reply_lemmas = _reply_lemmas(reply)

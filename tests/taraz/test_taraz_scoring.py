@@ -28,6 +28,11 @@ ZWNJ = "\u200c"
         ("پیتزا", ["نان", "پنیر"], False),
         ("نان", [""], False),  # an empty reference never matches
         ("۱۲", ["12"], True),  # digits unified
+        ("13", ["1"], False),  # a number matches only a whole number (BLEnD's substring test said yes)
+        ("08:00", ["0"], False),
+        ("ساعت 13:00", ["13:00"], True),
+        ("2-3 ساعت", ["3 ساعت"], False),
+        ("کتابها", ["کتاب"], True),  # words are still substrings, as in BLEnD
     ],
 )
 def test_exact_match(reply, refs, expected):

@@ -256,7 +256,7 @@ def scoring_settings(judged: bool = False) -> dict:
         "hazm_backend": HAZM_BACKEND,
         "postprocess": "TARAZ sec. 5.2 as read by the pack (tasks/taraz/README.md), applied alike to replies and references",
         "numbers_must_agree": True,
-        "exact_match_whole_words": True,
+        "exact_match_whole_numbers": True,
     }  # fmt: skip
     if judged:
         settings["judge_unparsed_answers"] = "unscored (judge_errors), not counted as 0"
