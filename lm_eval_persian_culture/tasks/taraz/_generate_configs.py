@@ -42,7 +42,7 @@ DEVIATIONS = [
     "suffix stripping and fixed expressions follow hazm's lexicon (words.dat): a lemma keeps its suffix-like ending, a suffix goes only down to a listed stem; conjunction pairs the lexicon does not know (دید و بازدید, تام و جری) are split, in the reference as in the reply",
     "exact_match: a number in a reference must match a whole number of the reply (BLEnD's plain substring test lets '1' match '13'); no English-answer fallback (BLEnD's also tries the English answers)",
     "judge (_judged tasks): the reply is inserted as an escaped JSON string, the judge client adds the system prompt 'You are a helpful assistant.' (the paper's prompt has none), the judge model is the user's choice (paper: GPT-5), and answers neither 1 nor 0 are left unscored (judge_errors) where the paper counts them 0",
-    "the paper's Maux and Maux+Post cells are not multiples of 1/n (BLEnD GPT-5 Maux 84.652% of 456 = 386.01 questions); the pack's are",
+    "the paper's Maux+Post cells are never multiples of 1/n and its Maux cells rarely (PerCul-SAQ GPT-5 Maux 79.493% of 592 = 470.6 questions), unlike its EM, ROUGE and judge cells; the pack's are",
     "the embedding model and every scoring setting are recorded in metadata.scoring; scores with any model other than xmanii/maux-gte-persian-v3 are not the paper's; under transformers 5 the paper's model runs on transformers' native GteModel (its config rewritten, NTK rope as the equivalent linear rope), not on its own remote code: equal on random weights, not checked on the real ones",
 ]
 GROUPS = {
