@@ -467,11 +467,14 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
         tasks = params.get("tasks") or []
         model_args = params.get("model_args")
         task_manager = params.get("task_manager")
-        restore_env = None
-        if params.get("predict_only") and "PERSIAN_CULTURE_JUDGE_MODEL" not in os.environ:
-            # Generation only: judged tasks log their samples unscored (an explicit judge_model wins).
-            os.environ["PERSIAN_CULTURE_JUDGE_MODEL"] = "none"
-            restore_env = "PERSIAN_CULTURE_JUDGE_MODEL"
+        restore_env = []
+        if params.get("predict_only"):
+            # Generation only: judged tasks log their samples unscored, TARAZ's embedding metrics
+            # stay unscored without loading a model (an explicit judge_model / embedding_model wins).
+            for var in ("PERSIAN_CULTURE_JUDGE_MODEL", "PERSIAN_CULTURE_EMBEDDING_MODEL"):
+                if var not in os.environ:
+                    os.environ[var] = "none"
+                    restore_env.append(var)
         try:
             if task_manager is None and tasks:
                 # What simple_evaluate would build after loading the model, built before it instead.
@@ -509,8 +512,8 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
             with judge_filter.collect_judge_failures() as failures:
                 results = original(**params)
         finally:
-            if restore_env:
-                os.environ.pop(restore_env, None)
+            for var in restore_env:
+                os.environ.pop(var, None)
         if results is None:
             return results
         if forced_samples:
