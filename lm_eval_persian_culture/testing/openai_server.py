@@ -137,7 +137,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         fake = self.server.fake
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if len(raw) < length:
+            # The client went away before its body was sent (killed mid-request): nothing was
+            # asked, so nothing is recorded, as a real server never sees such a request.
+            self.close_connection = True
+            return
         path = self.path.split("?")[0].rstrip("/")
         try:
             body = json.loads(raw or b"{}")
@@ -399,6 +405,11 @@ class FakeOpenAIServer:
                     self.fault_counts[kind] += 1
                     return _Fault(kind, 0, None, self.random_retry_after, self.random_hang_s)
         return None
+
+    def prompts_sent_with(self, auth: str) -> Counter[str]:
+        """Attempts per prompt among those that carried the Authorization header ``auth``."""
+        with self._lock:
+            return Counter("\x00".join(p) for p, a in zip(self._prompts, self.auth_headers) if a == auth)
 
     def attempts_for(self, prompt: str) -> int:
         """How many attempts carried exactly this prompt (chat: the last user message)."""
