@@ -395,7 +395,7 @@ def test_unparseable_answer_is_reasked_not_cached_and_counted(server, tmp_path) 
     """A served judge's answer the parser cannot read is asked again judge_unparseable_retries times;
     if it stays unreadable it is an error (never a verdict), and it is not cached, so a later run asks
     again. Tokens of every answer received are counted: they were paid for."""
-    with Judge(make_settings(server, tmp_path, max_error_rate=0.3)) as judge:
+    with Judge(make_settings(server, tmp_path, max_error_rate=0.3, unparseable_retries=2)) as judge:
         results = judge.judge_many(["garbled q1", "q2", "q3", "q4"], template_id="t")
         assert results[0].verdict is None
         assert results[0].raw == "The response partially observes taarof."
@@ -422,7 +422,7 @@ def test_unparseable_answer_is_reasked_not_cached_and_counted(server, tmp_path) 
 
 def test_reask_turns_a_stray_nonverdict_into_the_verdict(server, tmp_path) -> None:
     server.fail_next(1, kind="nonverdict", match="q2")
-    with Judge(make_settings(server, tmp_path)) as judge:
+    with Judge(make_settings(server, tmp_path, unparseable_retries=2)) as judge:
         [result] = judge.judge_many(["q2"], template_id="t")
         assert (result.verdict, result.raw, result.error) == (True, "Yes", None)
         assert (judge.usage.requests_sent, judge.usage.reasks, judge.usage.unparseable) == (2, 1, 0)
