@@ -113,9 +113,10 @@ def test_sigkill_midway_then_resume_asks_only_for_what_the_cache_lacks(shared_da
         wait_until_quiet(server)  # requests in flight at the kill reach the server, unanswered
         before = dict(server.prompt_attempts)
         done = cached_prompts(cache, before)
-        # killed midway: about half are cached; what was in flight (4 at most) was never stored
-        assert ITEMS // 2 - 8 <= len(done) <= ITEMS // 2 + 8, len(done)
-        assert len(before) - len(done) <= 4
+        # killed midway: about half are cached. What was asked but never stored (in flight, answered
+        # but not yet written, or timed out and waiting for its retry on a busy machine) is not
+        # bounded by judge_concurrency, and is not what this test is about: it is asked again below.
+        assert ITEMS // 4 <= len(done) <= ITEMS - 20, len(done)
 
         # a generous timeout: a client timeout on a busy machine would re-send a request (not under test here)
         proc = start_run(shared_data, server, cache, tmp_path / "resumed.json", key="sk-resumed", timeout=30)
