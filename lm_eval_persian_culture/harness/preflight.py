@@ -429,6 +429,37 @@ def summarize_groups(task_manager, specs: Sequence[Any], report: PreflightReport
     report.problems[:0] = summaries[:1]  # one summary (numbers above assume it is the only one inserted)
 
 
+def check_served_tokenizer(report: PreflightReport, model: Any, model_args: Any) -> None:
+    """``--model local-completions`` on pack tasks: lm-eval builds a Hugging Face tokenizer from
+    ``tokenizer`` (else from the served model's name) unless the server tokenizes for it (vLLM's
+    /tokenizer_info). A llama.cpp model name ("gemma") is no tokenizer: lm-eval would fail with a
+    raw traceback after start-up; said here instead, with what to pass."""
+    import re
+
+    if model != "local-completions" or not report.tasks:
+        return
+    args = _parse_model_args(model_args)
+    backend = str(args.get("tokenizer_backend", "auto")).lower()
+    if args.get("tokenizer") or backend not in ("auto", "huggingface"):
+        return
+    name = str(args.get("model") or args.get("pretrained") or "")
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", name) or (name and Path(name).expanduser().is_dir()):
+        return  # a hub id or a directory: a tokenizer lm-eval can load
+    if backend == "auto" and args.get("base_url"):
+        from lm_eval.utils import check_remote_tokenizer_support
+
+        if check_remote_tokenizer_support(str(args["base_url"]), timeout=PROBE_TIMEOUT_S, max_retries=1):
+            return
+    report.add_problem(
+        "settings",
+        f"--model local-completions, model={name!r} and no tokenizer: lm-eval would load a Hugging Face tokenizer "
+        f"named {name!r} (the server does not tokenize for it) and fail. Add tokenizer=<the served model's "
+        "tokenizer: a Hugging Face hub id or directory> to --model_args, and for llama.cpp's server "
+        "tokenized_requests=False (it tokenizes the text itself); see the README, 'Served models (llama.cpp)'",
+        ", ".join(report.tasks),
+    )
+
+
 # --------------------------------------------------------------------------- simple_evaluate
 class _RunState:
     cli = False  # inside the CLI's run: judge failures are reported after results are written
@@ -496,6 +527,7 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
                 logger.info("pre-flight: left to rank 0 of this launch")
             elif task_manager is not None:
                 report = check_tasks(task_manager, tasks, model_args)
+                check_served_tokenizer(report, params.get("model"), model_args)
                 leaves = report.tasks
                 for warning in report.warnings:
                     logger.warning("pre-flight: %s", warning)
@@ -615,6 +647,15 @@ def _task_names(tasks: Any) -> list[str]:
     return [t.strip() for t in items if t.strip()]
 
 
+def refuse_misspelt_names(args: Any) -> None:
+    """A misspelt pack task name gets its suggestion at once, before lm-eval indexes its built-ins."""
+    from lm_eval_persian_culture.harness.discovery import misspelt_pack_names
+
+    misspelt = misspelt_pack_names(_task_names(getattr(args, "tasks", None)), getattr(args, "include_path", None))
+    if misspelt:
+        raise UserInputError(tasks_not_found_message(misspelt))
+
+
 def _patch_run(module) -> None:
     cls = module.Run
     current = cls.__dict__.get("_execute")
@@ -625,8 +666,12 @@ def _patch_run(module) -> None:
     def _execute(args):
         from lm_eval_persian_culture.harness.discovery import skip_builtin_index
 
+        def run() -> Any:
+            refuse_misspelt_names(args)
+            return original(args)
+
         with skip_builtin_index(_task_names(getattr(args, "tasks", None)), getattr(args, "include_path", None)):
-            return guarded(lambda: original(args), args, getattr(args, "output_path", None))
+            return guarded(run, args, getattr(args, "output_path", None))
 
     _execute._persian_culture_preflight = True
     cls._execute = staticmethod(_execute)
@@ -653,7 +698,7 @@ def _patch_validate(module) -> None:
         from lm_eval_persian_culture.harness.discovery import skip_builtin_index
 
         with skip_builtin_index(_task_names(getattr(args, "tasks", None)), getattr(args, "include_path", None)):
-            guarded(lambda: validate(args), args)
+            guarded(lambda: (refuse_misspelt_names(args), validate(args)), args)
 
     _execute._persian_culture_preflight = True
     cls._add_args = _add_args
