@@ -270,3 +270,43 @@ def test_api_extra_is_installed():
 
     lm_eval_req = next(r for r in map(Requirement, requires("lm-eval-persian-culture")) if r.name == "lm-eval")
     assert {"hf", "api"} <= lm_eval_req.extras
+
+
+PERCUL_FIXTURES = REPO / "tests" / "percul" / "fixtures"
+
+
+def test_local_completions_without_a_tokenizer_is_stopped_by_the_preflight_with_what_to_pass():
+    """`--model local-completions` against a llama.cpp-like server whose model is named "gemma": lm-eval
+    would load a Hugging Face tokenizer named "gemma" and fail with a raw traceback (offline: after
+    its hub retries). The pre-flight says what to pass, before the model is built or a request sent."""
+    import lm_eval
+
+    from lm_eval_persian_culture.harness.preflight import PreflightError
+
+    with FakeOpenAIServer(models=("gemma",)) as server:
+        with pytest.raises(PreflightError) as info:
+            lm_eval.simple_evaluate(
+                model="local-completions", model_args=f"base_url={server.base_url}/completions,model=gemma",
+                tasks=["percul_mc"], metadata={"data_dir": str(PERCUL_FIXTURES)}, limit=1,
+            )  # fmt: skip
+        assert server.request_count == 0
+    message = str(info.value)
+    assert "settings [percul_mc]: --model local-completions, model='gemma' and no tokenizer" in message
+    assert "tokenizer=<the served model's tokenizer" in message and "tokenized_requests=False" in message
+
+
+@pytest.mark.parametrize(
+    "model_args",
+    [
+        "base_url=http://127.0.0.1:1/v1/completions,model=gemma,tokenizer=google/gemma-3-270m-it,tokenized_requests=False",
+        "base_url=http://127.0.0.1:1/v1/completions,model=google/gemma-3-270m-it",  # a hub id is a tokenizer
+        "base_url=http://127.0.0.1:1/v1/completions,model=gemma,tokenizer_backend=None",
+    ],
+)
+def test_local_completions_with_a_tokenizer_passes_that_check(model_args):
+    from lm_eval_persian_culture.harness.preflight import PreflightReport, check_served_tokenizer
+
+    report = PreflightReport(tasks=["percul_mc"])
+    check_served_tokenizer(report, "local-completions", model_args)
+    check_served_tokenizer(report, "hf", "pretrained=gemma")  # not a served completions model
+    assert report.problems == []

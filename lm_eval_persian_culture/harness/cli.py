@@ -54,8 +54,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(preflight.guarded(lambda: command(rest), verbosity) or 0)
     if "--predict_only" in argv or "-x" in argv:
         # Generation only: judged tasks log their samples unscored instead of demanding a
-        # judge. An explicit judge_model in --metadata still wins.
+        # judge, TARAZ tasks load no embedding model. An explicit judge_model / embedding_model
+        # in --metadata still wins.
         os.environ.setdefault("PERSIAN_CULTURE_JUDGE_MODEL", "none")
+        os.environ.setdefault("PERSIAN_CULTURE_EMBEDDING_MODEL", "none")
     from lm_eval_persian_culture.harness.decoding import DecodingError, apply_decoding_option
 
     try:

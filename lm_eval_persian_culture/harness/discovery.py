@@ -154,6 +154,39 @@ def only_pack_tasks(names: Iterable[str], include_path=None) -> bool:
     return wanted <= set(tm.all_subtasks) | set(tm.all_groups) | set(tm.all_tags)
 
 
+def misspelt_pack_names(names: Iterable[str], include_path=None) -> list[str]:
+    """The requested names that are surely no task, when every unknown name is such: in neither the
+    pack's nor the user's folders, close to a pack task's name (a typo), and in the text of no
+    built-in YAML (a task, group or tag name is written in its YAML). Saying so needs ~2 s of
+    reading files, not lm-eval's ~10 s index of its built-ins. Empty when any unknown name may be
+    a built-in task or a pattern: lm-eval's own index decides then."""
+    import re
+
+    from lm_eval.tasks import TaskManager
+
+    from lm_eval_persian_culture.harness.preflight import pack_names, suggest
+
+    wanted = [str(n).strip() for n in names if str(n).strip()]
+    if not wanted or lm_eval_discovers_entry_points():
+        return []
+    tm = TaskManager(include_path=with_pack_path(include_path), include_defaults=False)
+    known = set(tm.all_subtasks) | set(tm.all_groups) | set(tm.all_tags)
+    unknown = [n for n in wanted if n not in known]
+    if not unknown or any(set(n) & set("*?[") or n.endswith((".yaml", ".yml")) or os.sep in n for n in unknown):
+        return []
+    candidates = pack_names(tm)
+    if not all(suggest(n, candidates) for n in unknown):
+        return []
+    import lm_eval
+
+    pattern = re.compile(b"|".join(rb"(?<![\w.-])" + re.escape(n.encode()) + rb"(?![\w.-])" for n in unknown))
+    for dirpath, _, files in os.walk(Path(lm_eval.__file__).parent / "tasks"):
+        for name in files:
+            if name.endswith((".yaml", ".yml")) and pattern.search(Path(dirpath, name).read_bytes()):
+                return []
+    return unknown
+
+
 @contextlib.contextmanager
 def skip_builtin_index(names: Iterable[str], include_path=None) -> Iterator[bool]:
     """Inside, TaskManagers built without an explicit ``include_defaults`` skip lm-eval's own

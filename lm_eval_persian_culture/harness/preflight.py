@@ -432,6 +432,37 @@ def summarize_groups(task_manager, specs: Sequence[Any], report: PreflightReport
     report.problems[:0] = summaries[:1]  # one summary (numbers above assume it is the only one inserted)
 
 
+def check_served_tokenizer(report: PreflightReport, model: Any, model_args: Any) -> None:
+    """``--model local-completions`` on pack tasks: lm-eval builds a Hugging Face tokenizer from
+    ``tokenizer`` (else from the served model's name) unless the server tokenizes for it (vLLM's
+    /tokenizer_info). A llama.cpp model name ("gemma") is no tokenizer: lm-eval would fail with a
+    raw traceback after start-up; said here instead, with what to pass."""
+    import re
+
+    if model != "local-completions" or not report.tasks:
+        return
+    args = _parse_model_args(model_args)
+    backend = str(args.get("tokenizer_backend", "auto")).lower()
+    if args.get("tokenizer") or backend not in ("auto", "huggingface"):
+        return
+    name = str(args.get("model") or args.get("pretrained") or "")
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", name) or (name and Path(name).expanduser().is_dir()):
+        return  # a hub id or a directory: a tokenizer lm-eval can load
+    if backend == "auto" and args.get("base_url"):
+        from lm_eval.utils import check_remote_tokenizer_support
+
+        if check_remote_tokenizer_support(str(args["base_url"]), timeout=PROBE_TIMEOUT_S, max_retries=1):
+            return
+    report.add_problem(
+        "settings",
+        f"--model local-completions, model={name!r} and no tokenizer: lm-eval would load a Hugging Face tokenizer "
+        f"named {name!r} (the server does not tokenize for it) and fail. Add tokenizer=<the served model's "
+        "tokenizer: a Hugging Face hub id or directory> to --model_args, and for llama.cpp's server "
+        "tokenized_requests=False (it tokenizes the text itself); see the README, 'Served models (llama.cpp)'",
+        ", ".join(report.tasks),
+    )
+
+
 # --------------------------------------------------------------------------- simple_evaluate
 class _RunState:
     cli = False  # inside the CLI's run: judge failures are reported after results are written
@@ -526,6 +557,7 @@ def _preflight(params: dict, tasks: Any, model_args: Any) -> list[str]:
         logger.info("pre-flight: left to rank 0 of this launch")
     elif task_manager is not None:
         report = check_tasks(task_manager, tasks, model_args)
+        check_served_tokenizer(report, params.get("model"), model_args)
         leaves = report.tasks
         problem = limit_problem(params.get("limit")) if leaves else None
         if problem:
@@ -560,11 +592,14 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
 
         model_args = params.get("model_args")
         task_manager = params.get("task_manager")
-        restore_env = None
-        if params.get("predict_only") and "PERSIAN_CULTURE_JUDGE_MODEL" not in os.environ:
-            # Generation only: judged tasks log their samples unscored (an explicit judge_model wins).
-            os.environ["PERSIAN_CULTURE_JUDGE_MODEL"] = "none"
-            restore_env = "PERSIAN_CULTURE_JUDGE_MODEL"
+        restore_env = []
+        if params.get("predict_only"):
+            # Generation only: judged tasks log their samples unscored, TARAZ's embedding metrics
+            # stay unscored without loading a model (an explicit judge_model / embedding_model wins).
+            for var in ("PERSIAN_CULTURE_JUDGE_MODEL", "PERSIAN_CULTURE_EMBEDDING_MODEL"):
+                if var not in os.environ:
+                    os.environ[var] = "none"
+                    restore_env.append(var)
         try:
             try:
                 leaves = _preflight(params, tasks, model_args)
@@ -583,8 +618,8 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
             with judge_filter.collect_judge_failures() as failures:
                 results = original(**params)
         finally:
-            if restore_env:
-                os.environ.pop(restore_env, None)
+            for var in restore_env:
+                os.environ.pop(var, None)
         if results is None:
             return results
         if forced_samples:
@@ -693,25 +728,23 @@ def _task_names(tasks: Any) -> list[str]:
     return [t.strip() for t in items if t.strip()]
 
 
-def misspelt_pack_names(missing: Sequence[str]) -> bool:
-    """Is one of these names, which lm-eval could not find, a near miss of a pack task or group?"""
-    from lm_eval_persian_culture.harness.discovery import pack_index_names
+def refuse_misspelt_names(args: Any) -> None:
+    """A misspelt pack task name gets its suggestion at once, before lm-eval indexes its built-ins."""
+    from lm_eval_persian_culture.harness.discovery import misspelt_pack_names
 
-    return any(suggest(name, pack_index_names()) for name in missing)
+    misspelt = misspelt_pack_names(_task_names(getattr(args, "tasks", None)), getattr(args, "include_path", None))
+    if misspelt:
+        raise UserInputError(tasks_not_found_message(misspelt))
 
 
-def _builtin_only(fn: Callable, args: Any) -> Any:
-    """lm-eval's own command, untouched, except that a misspelt pack name gets the pack's suggestion."""
+def _misspelt(args: Any) -> list[str]:
+    """Misspelt pack names among --tasks (see ``discovery.misspelt_pack_names``); [] if it cannot tell."""
+    from lm_eval_persian_culture.harness.discovery import misspelt_pack_names
+
     try:
-        return fn()
-    except ValueError as err:
-        text = str(err)
-        if not text.startswith("Tasks not found:") or debug_wanted(args):
-            raise
-        missing = [t.strip() for t in text.split(":", 1)[1].split(",") if t.strip()]
-        if not misspelt_pack_names(missing):
-            raise
-        fail(tasks_not_found_message(missing))
+        return misspelt_pack_names(_task_names(getattr(args, "tasks", None)), getattr(args, "include_path", None))
+    except Exception:  # noqa: BLE001 - lm-eval's own index decides then
+        return []
 
 
 def _patch_run(module) -> None:
@@ -728,10 +761,15 @@ def _patch_run(module) -> None:
         from lm_eval_persian_culture.harness.discovery import skip_builtin_index
 
         names = _task_names(getattr(args, "tasks", None))
-        if not _pack_engaged(names):
-            return _builtin_only(lambda: original(args), args)
+        if not _pack_engaged(names) and not _misspelt(args):
+            return original(args)  # no pack task named: lm-eval's own command, untouched
+
+        def run() -> Any:
+            refuse_misspelt_names(args)
+            return original(args)
+
         with skip_builtin_index(names, getattr(args, "include_path", None)):
-            return guarded(lambda: original(args), args, getattr(args, "output_path", None))
+            return guarded(run, args, getattr(args, "output_path", None))
 
     _execute._persian_culture_preflight = True
     cls._execute = staticmethod(_execute)
@@ -762,13 +800,13 @@ def _patch_validate(module) -> None:
         from lm_eval_persian_culture.harness.discovery import skip_builtin_index
 
         names = _task_names(getattr(args, "tasks", None))
-        if not _pack_engaged(names) and not _misspelt_in_validate(names, args):
+        if not _pack_engaged(names) and not _misspelt(args):
             given = [f"--{flag} {value}" for flag in ("metadata", "model_args") if (value := getattr(args, flag, None))]
             if given:  # lm-eval's validate has neither flag: refuse them as its parser would
                 self._parser.error(f"unrecognized arguments: {' '.join(given)}")
             return original_execute(self, args)
         with skip_builtin_index(names, getattr(args, "include_path", None)):
-            guarded(lambda: _validate_or_step_aside(self, args), args)
+            guarded(lambda: (refuse_misspelt_names(args), _validate_or_step_aside(self, args)), args)
 
     def _validate_or_step_aside(self, args) -> None:
         try:
@@ -784,19 +822,6 @@ def _patch_validate(module) -> None:
     _execute._persian_culture_preflight = True
     cls._add_args = _add_args
     cls._execute = _execute
-
-
-def _misspelt_in_validate(names: Sequence[str], args: Any) -> bool:
-    """A name near a pack name that lm-eval's index lacks too (its ~10 s index, paid only then)."""
-    from lm_eval_persian_culture.harness.discovery import pack_index_names
-
-    near = [n for n in names if suggest(n, pack_index_names())]
-    if not near:
-        return False
-    from lm_eval.tasks import TaskManager
-
-    known = TaskManager(include_path=getattr(args, "include_path", None)).all_tasks
-    return any(not fnmatch.filter(known, n) for n in near)
 
 
 def validate(args) -> None:

@@ -7,15 +7,22 @@ group scores are exactly those of a normal run. The run's settings come from the
 task's metadata); ``--metadata`` overrides them, e.g. to name another judge or a judge server that
 is up again. A new ``results_<ts>.json`` (with a ``rejudge`` entry saying from what and with which
 judge) and its samples files are written beside the old ones; the old files are left untouched.
+
+The data is not needed: where the task's own loader cannot read it (no data dir here, offline), the
+docs saved in the samples are re-scored, with the task's judge settings (``judge_reply_format``)
+applied to them. A reply is paired with its item by the item's identity, so a changed judge setting
+recorded in the doc is not taken for changed data.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import json
 import logging
 import re
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -149,13 +156,20 @@ class _ReplayMixin:
     def generate_until(self, requests, disable_tqdm: bool = False) -> list[str]:
         from lm_eval.utils import handle_non_serializable, hash_string
 
+        from lm_eval_persian_culture.scoring.agreement import doc_identity
+
         out = []
         for req in requests:
             sample = self.saved.get(req.task_name, {}).get(req.doc_id)
             if sample is None:
                 raise UserInputError(f"{req.task_name}: doc {req.doc_id} has no saved sample to re-score")
-            doc_hash = hash_string(json.dumps(req.doc, indent=2, default=handle_non_serializable, ensure_ascii=False))
-            if sample.get("doc_hash") and sample["doc_hash"] != doc_hash:
+            if isinstance(sample.get("doc"), dict):
+                # the item, less how the run was made (data path, judge prompt form, decoding)
+                same = doc_identity(sample["doc"]) == doc_identity(req.doc)
+            else:
+                doc_hash = hash_string(json.dumps(req.doc, indent=2, default=handle_non_serializable, ensure_ascii=False))
+                same = not sample.get("doc_hash") or sample["doc_hash"] == doc_hash
+            if not same:
                 raise UserInputError(
                     f"{req.task_name}: doc {req.doc_id} differs from the one the run generated for (doc_hash); "
                     "the data changed since the run (another data_dir or release?): re-scoring would pair "
@@ -181,6 +195,72 @@ class _ReplayMixin:
         raise UserInputError("rejudge re-scores generation tasks only")
 
 
+def saved_docs(task: str, samples: Mapping[int, dict], settings: Mapping[str, Any]) -> list[dict]:
+    """The task's docs as the run saved them, in doc-id order, with the judge settings that a task
+    records in its docs (``TASK_JUDGE_KEYS``) taken from ``settings``."""
+    from lm_eval_persian_culture.judge.settings import TASK_JUDGE_KEYS
+
+    ids = sorted(samples)
+    if ids != list(range(len(ids))) or not all(isinstance(samples[i].get("doc"), dict) for i in ids):
+        raise UserInputError(
+            f"{task}: the samples do not hold every doc from the first one on, so rejudge needs the task's data: "
+            "set data_dir (--metadata '{\"data_dir\": \"/path/to/data\"}') to the folder the run read"
+        )
+    docs = [dict(samples[i]["doc"]) for i in ids]
+    for key in TASK_JUDGE_KEYS & set(settings):
+        for doc in docs:
+            if key in doc:
+                doc[key] = str(settings[key]).strip().lower()
+    return docs
+
+
+@contextlib.contextmanager
+def docs_from_samples_when_data_unreachable(saved: Mapping[str, Mapping[int, dict]]) -> Iterator[None]:
+    """While rejudge loads its tasks (pre-flight and lm-eval): a task whose own loader cannot read
+    its data (an OSError: no data dir, offline, a file moved) gets the docs saved in its samples."""
+    from lm_eval.api.task import ConfigurableTask
+
+    from lm_eval_persian_culture.harness import preflight
+
+    if not callable(getattr(ConfigurableTask, "download", None)):  # another lm-eval: the data is needed
+        logger.warning("rejudge: this lm-eval has no ConfigurableTask.download; the task's data must be readable")
+        yield
+        return
+
+    def fallback(task: str, settings: Mapping[str, Any], err: OSError) -> list[dict]:
+        docs = saved_docs(task, saved[task], settings)
+        logger.warning("rejudge: %s: the data cannot be read here (%s: %s); re-scoring the %d docs saved in the "
+                       "samples", task, type(err).__name__, str(err)[:200], len(docs))  # fmt: skip
+        return docs
+
+    original_download, original_data_problem = ConfigurableTask.download, preflight._data_problem
+
+    def download(self, *args, **kwargs):
+        task = self.config.task
+        try:
+            return original_download(self, *args, **kwargs)
+        except OSError as err:
+            if task not in saved:
+                raise
+            import datasets
+
+            docs = fallback(task, self.config.metadata or {}, err)
+            self.dataset = datasets.DatasetDict({self.config.test_split: datasets.Dataset.from_list(docs)})
+
+    def data_problem(report, name: str, err: BaseException) -> None:
+        if isinstance(err, OSError) and name in saved:
+            saved_docs(name, saved[name], {})  # usable, or the UserInputError saying to set data_dir
+            report.checked.append(f"{name}: data not readable here; the docs saved in the samples are re-scored")
+            return
+        original_data_problem(report, name, err)
+
+    ConfigurableTask.download, preflight._data_problem = download, data_problem
+    try:
+        yield
+    finally:
+        ConfigurableTask.download, preflight._data_problem = original_download, original_data_problem
+
+
 def rejudge(path: Path, overrides: Mapping[str, Any]) -> tuple[Path, dict, list[dict]]:
     """Re-score; returns (new results file, new results, judge failures)."""
     from lm_eval.evaluator import evaluate
@@ -198,13 +278,13 @@ def rejudge(path: Path, overrides: Mapping[str, Any]) -> tuple[Path, dict, list[
     settings = run_settings(original, judged, overrides)
     task_manager = pack.task_manager(include_defaults=False, metadata=settings)
     specs = top_level_specs(original, judged)
-    report = check_tasks(task_manager, specs)
-    for warning in report.warnings:
-        logger.warning("pre-flight: %s", warning)
-    report.raise_if_problems()
-    logger.info("%s", report.summary())
-
-    loaded = task_manager.load(specs)
+    with docs_from_samples_when_data_unreachable(saved):
+        report = check_tasks(task_manager, specs)
+        for warning in report.warnings:
+            logger.warning("pre-flight: %s", warning)
+        report.raise_if_problems()
+        logger.info("%s", report.summary())
+        loaded = task_manager.load(specs)
     doc_ids = {task: sorted(saved.get(task, {})) for task in loaded["tasks"]}
     with judge_filter.collect_judge_failures() as failures:
         replayed = evaluate(

@@ -5,8 +5,10 @@ every re-run. Here a batch goes to a backend (``remote.OpenAIBackend``: concurre
 adaptive limit, with retries; ``local.LocalBackend``: batched greedy generation in this process),
 and every answer is written to a disk cache the moment it arrives. Cache, verdict parsing and
 error accounting are the same whichever backend answers, with one difference: an answer the parser
-cannot read is re-asked (``judge_unparseable_retries`` times) and not cached when a served judge
-gave it (it may answer properly next time), and kept as it is from the greedy local judge.
+cannot read is re-asked (``judge_unparseable_retries`` times; by default only above temperature 0)
+and not cached when a served judge gave it (it may answer properly next time), and kept as it is
+from the greedy local judge. A first round whose answers are mostly unreadable is reported at once,
+with an example, and not re-asked: that judge does not answer in the format.
 """
 
 from __future__ import annotations
@@ -66,6 +68,8 @@ class JudgeUsage:
     unparseable: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    retries: int = 0  # a served judge's HTTP attempts beyond one per request (errors, timeouts, refusals)
+    timeouts: int = 0  # of those attempts, the ones that got no answer within judge_timeout
 
     def estimated_cost_usd(self) -> float | None:
         return estimate_cost(self.model, self.prompt_tokens, self.completion_tokens)
@@ -76,8 +80,53 @@ class JudgeUsage:
         return (
             f"judge {self.model}: {self.items} items, {self.requests_sent} requests "
             f"({self.reasks} re-asked), {self.cache_hits} cache hits, {self.errors} errors, {self.unparseable} unparseable, "
+            f"{self.retries} HTTP retries ({self.timeouts} timeouts), "
             f"{self.prompt_tokens} prompt + {self.completion_tokens} completion tokens, {cost_text}"
         )
+
+
+_FORMAT_CHECK_ANSWERS = 5  # the first answers of a batch, all unreadable: say so at once
+
+
+class _FormatCheck:
+    """Watches the first round of a batch for a judge that does not answer in the verdict format
+    (a base model echoing its prompt, a chat model explaining itself): said at once, with an example."""
+
+    def __init__(self, model: str, desc: str) -> None:
+        self.model, self.desc = model, desc
+        self.answers = self.unreadable = 0
+        self.example: str | None = None
+        self._warned = False
+
+    def count(self, raw: str, readable: bool) -> None:
+        self.answers += 1
+        if not readable:
+            self.unreadable += 1
+            self.example = self.example or raw
+        if not self._warned and self.answers == _FORMAT_CHECK_ANSWERS == self.unreadable:
+            self._warned = True
+            log.warning(
+                "judge %s (%s): the first %d answers have no readable verdict, e.g. %s. This judge does not seem "
+                "to answer in the verdict format (Yes/No, an option, a score): try another judge_model.",
+                self.model, self.desc, self.answers, _example(self.example),
+            )  # fmt: skip
+
+    def judge_ignores_format(self) -> bool:
+        """True (and said, with an example) when most answers of the first round were unreadable."""
+        if self.unreadable < 2 or 2 * self.unreadable <= self.answers:
+            return False
+        log.error(
+            "judge %s (%s) does not follow the verdict format: %d of %d answers could not be read, e.g. %s. "
+            "They are not asked again (it would answer the same way) and count as judgments without a "
+            "verdict; use a judge that answers as the prompt asks.",
+            self.model, self.desc, self.unreadable, self.answers, _example(self.example),
+        )  # fmt: skip
+        return True
+
+
+def _example(raw: str | None) -> str:
+    text = " ".join((raw or "").split())
+    return repr(text[:160] + ("..." if len(text) > 160 else "")) if text else "(empty answer)"
 
 
 class Judge:
@@ -179,15 +228,17 @@ class Judge:
         }
         todo = {key: prompt for key, prompt in zip(keys, prompts) if key not in answers}
         deterministic = getattr(self.backend, "deterministic", False)
-        # A served judge may answer a stray "I am not sure" and the verdict next time: such answers
-        # are asked again (a few times), and never cached, so a later run asks again too. A greedy
-        # local judge would only repeat itself: its answer is kept (and cached) as it is.
+        # A served judge sampling above temperature 0 may answer a stray "I am not sure" and the
+        # verdict next time: such answers are asked again (a few times), and never cached, so a later
+        # run asks again too. A greedy local judge would only repeat itself: its answer is kept (and
+        # cached) as it is. (A served judge at temperature 0 gets no re-asks by default: settings.)
         reasks_allowed = 0 if deterministic else self.settings.unparseable_retries
         if todo:
             with tqdm(total=len(todo), desc=desc, unit="verdict") as bar:
                 pending = list(todo)
+                first_round = _FormatCheck(self.settings.model, desc)
                 for round_ in range(reasks_allowed + 1):
-                    reask: list[str] = []
+                    reask: dict[str, CachedAnswer] = {}
 
                     def on_answer(index: int, answer: CachedAnswer | None, error: str | None) -> None:
                         key = pending[index]
@@ -196,20 +247,31 @@ class Judge:
                             # paid for, whatever it says
                             self.usage.prompt_tokens += answer.prompt_tokens
                             self.usage.completion_tokens += answer.completion_tokens
-                            if deterministic or self.parser(answer.raw) is not None:
+                            readable = self.parser(answer.raw) is not None
+                            if round_ == 0:
+                                first_round.count(answer.raw, readable)
+                            if deterministic or readable:
                                 self._cache.put(key, template_id=template_id, fingerprint=fingerprint, answer=answer)
                             elif round_ < reasks_allowed:
-                                reask.append(key)  # not settled yet
+                                reask[key] = answer  # not settled yet
                                 return
                         answers[key] = (answer, error, False)
                         bar.update()
 
                     self.backend.answer_many([todo[key] for key in pending], effective_max_tokens, on_answer)
+                    if round_ == 0 and first_round.judge_ignores_format():
+                        # Re-asking a judge that does not answer in the format would only pay again
+                        # for the same kind of answer: its answers stand (as unreadable).
+                        for key, answer in reask.items():
+                            answers[key] = (answer, None, False)
+                            bar.update()
+                        break
                     if not reask:
                         break
                     log.info("judge (%s): %d answers had no verdict; asking again", desc, len(reask))
                     self.usage.reasks += len(reask)
-                    pending = reask
+                    pending = list(reask)
+            self._count_http_retries()
 
         results = [self._result(*answers[key]) for key in keys]
         self._count(results)
@@ -221,6 +283,11 @@ class Judge:
         self.usage.cache_hits += sum(r.cached for r in results)
         self.usage.errors += sum(r.error is not None and r.raw is None for r in results)
         self.usage.unparseable += sum(r.raw is not None and r.error is not None for r in results)
+
+    def _count_http_retries(self) -> None:
+        """The served backend's HTTP retries and timeouts so far, for the usage line."""
+        self.usage.retries = getattr(self.backend, "retries", 0)
+        self.usage.timeouts = getattr(self.backend, "timeouts", 0)
 
     def _result(self, answer: CachedAnswer | None, error: str | None, cached: bool) -> JudgeResult:
         if answer is None:

@@ -11,6 +11,10 @@ A judge that is too slow is reported, not silently retried: the first timeout lo
 far, an estimate for the rest and the settings to change; a request that times out twice in a row
 while it was the only one in flight means the server cannot answer even one request within
 ``judge_timeout``, and the remaining items are given up at once with that message as their error.
+A judge server that is gone (it died mid-run, or was never started) is given up the same way: the
+first refused connection is reported at once, and a request refused three times in a row (over its
+first backoffs: a few seconds by default) with no answer from the server since its first refusal
+gives up the remaining items, instead of ~21 s of retries per item.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ _MAX_ERROR_TEXT = 160
 _MAX_RETRY_AFTER_S = 60.0
 _SOLO_TIMEOUTS_TO_GIVE_UP = 2
 _MAX_BACKOFF_S = 8.0
+_REFUSALS_TO_GIVE_UP = 3
 
 
 class OpenAIBackend:
@@ -50,14 +55,17 @@ class OpenAIBackend:
         self.settings = settings
         self.limit = AdaptiveLimit(settings.concurrency)
         self.attempts = 0
+        self.retries = 0  # attempts beyond the first of a request
         self.timeouts = 0
         self.served_models: set[str] = set()
         self._client: openai.OpenAI | None = None
         self._api_key: str | None = None
         self._lock = threading.Lock()
-        self._too_slow: str | None = None
+        self._given_up: str | None = None
         self._solo_timeouts = 0
         self._warned_slow = False
+        self._warned_refused = False
+        self._last_answer_at = float("-inf")  # when the server last answered (monotonic)
         self._pace: tuple[float, int, int] = (0.0, 0, 0)  # (start, answered, total) of the current batch
 
     @property
@@ -105,7 +113,8 @@ class OpenAIBackend:
         # Each batch (task) gets a fresh chance and a fresh report; the learned limit carries over.
         with self._lock:
             self._pace = (time.monotonic(), 0, len(prompts))
-            self._too_slow, self._solo_timeouts, self._warned_slow = None, 0, False
+            self._given_up, self._solo_timeouts, self._warned_slow = None, 0, False
+            self._warned_refused = False
         pool = ThreadPoolExecutor(max_workers=min(self.settings.concurrency, len(prompts)))
         try:
             futures = {pool.submit(self._ask, client, prompt, max_tokens, cancel): i for i, prompt in enumerate(prompts)}
@@ -133,14 +142,16 @@ class OpenAIBackend:
         if max_tokens is not None:
             body["max_tokens"] = max_tokens
         last_error: openai.APIError | str | None = None
+        refusals, refused_since = 0, 0.0  # this request's connections refused in a row
         for attempt in range(settings.max_retries + 1):
-            if self._too_slow:
-                return None, self._too_slow
+            if self._given_up:
+                return None, self._given_up
             slot = self._acquire(cancel)
             if slot is None:
                 return None, "cancelled"
             with self._lock:
                 self.attempts += 1
+                self.retries += attempt > 0
             retry_after: float | None = None
             try:
                 # The client's own POST (its connection pool, auth, timeouts and error classes), with
@@ -156,6 +167,12 @@ class OpenAIBackend:
             except openai.APIConnectionError as err:
                 self.limit.release(slot)
                 last_error = err
+                if _cannot_connect(err):
+                    refusals += 1
+                    refused_since = refused_since if refusals > 1 else time.monotonic()
+                    self._on_refused(refusals, refused_since)
+                else:
+                    refusals = 0
             except openai.APIStatusError as err:
                 self.limit.release(slot, congested=err.status_code == 429)
                 if not (err.status_code in _RETRIED_STATUSES or err.status_code >= 500):
@@ -177,12 +194,14 @@ class OpenAIBackend:
                 if not retry:
                     return None, problem
                 last_error = problem
+            if self._given_up:
+                return None, self._given_up
             if attempt < settings.max_retries:
                 backoff = min(settings.retry_backoff * 2**attempt, _MAX_BACKOFF_S) * (1 - random.random() / 4)
                 if cancel.wait(retry_after if retry_after is not None else backoff):
                     return None, "cancelled"
         assert last_error is not None
-        return None, self._too_slow or self._describe(last_error)
+        return None, self._given_up or self._describe(last_error)
 
     def _acquire(self, cancel: threading.Event) -> Slot | None:
         """A slot under the adaptive limit, or None if the batch was cancelled."""
@@ -201,6 +220,7 @@ class OpenAIBackend:
         served = completion.get("model") if isinstance(completion.get("model"), str) else None
         with self._lock:
             self._solo_timeouts = 0  # the server did answer in time
+            self._last_answer_at = time.monotonic()
             if served:
                 self.served_models.add(served)
         choices = completion["choices"]
@@ -236,9 +256,9 @@ class OpenAIBackend:
             start, answered, total = self._pace
             first = not self._warned_slow
             self._warned_slow = True
-            give_up = self._solo_timeouts >= _SOLO_TIMEOUTS_TO_GIVE_UP and self._too_slow is None
+            give_up = self._solo_timeouts >= _SOLO_TIMEOUTS_TO_GIVE_UP and self._given_up is None
             if give_up:
-                self._too_slow = (
+                self._given_up = (
                     f"judge too slow: no answer within judge_timeout={settings.timeout:g}s even with one request "
                     f"at a time ({self.url}); raise judge_timeout or lower judge_max_tokens"
                 )
@@ -257,13 +277,35 @@ class OpenAIBackend:
             f"judge_timeout={settings.timeout:g}s, raise judge_timeout or lower judge_max_tokens."
         )
         if give_up:
-            log.error("%s. %s. %s", self._too_slow, pace, advice)
+            log.error("%s. %s. %s", self._given_up, pace, advice)
         elif first or cut:
             log.warning(
                 "judge at %s (%s) is slow: a request got no answer within judge_timeout=%gs; requests in flight "
                 "lowered to %d (judge_concurrency=%d is the ceiling). %s. %s",
                 self.url, settings.model, settings.timeout, self.limit.limit, settings.concurrency, pace,
                 advice if first else "",
+            )  # fmt: skip
+
+    def _on_refused(self, refusals: int, since: float) -> None:
+        """Say at once that the server refuses connections; give up once it is plainly gone."""
+        with self._lock:
+            first = not self._warned_refused
+            self._warned_refused = True
+            give_up = (
+                refusals >= _REFUSALS_TO_GIVE_UP and self._last_answer_at < since and self._given_up is None
+            )
+            if give_up:
+                self._given_up = (
+                    f"judge server unreachable: {self.url} refused the connection {refusals} times in a row over "
+                    f"{time.monotonic() - since:.1f}s with no answer since; is it running? Start it again and re-run "
+                    "(verdicts already given are cached) or re-score with lm-eval-persian rejudge"
+                )
+        if give_up:
+            log.error("%s", self._given_up)
+        elif first:
+            log.warning(
+                "judge server %s refused the connection (is it running?): retrying, and giving up the remaining "
+                "items if it still refuses after %d tries", self.url, _REFUSALS_TO_GIVE_UP,
             )  # fmt: skip
 
     def _describe(self, err: openai.APIError | str) -> str:
@@ -291,6 +333,18 @@ class OpenAIBackend:
     def close(self) -> None:
         if self._client is not None:
             self._client.close()
+
+
+def _cannot_connect(err: BaseException) -> bool:
+    """True when no connection could be made (refused, no such host): nobody listens there. A
+    connection dropped or reset mid-request is not this. (Read from the cause chain, whichever HTTP
+    library the openai client is built on: httpx, httpx2.)"""
+    seen: BaseException | None = err
+    while seen is not None:
+        if isinstance(seen, ConnectionRefusedError) or type(seen).__name__ == "ConnectError":
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _duration(seconds: float) -> str:

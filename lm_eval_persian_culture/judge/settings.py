@@ -35,6 +35,9 @@ VERDICT_MAX_TOKENS = 16
 """Default answer budget of verdict prompts (Yes/No, an option letter): the paper's judge answers
 one word, and the parsers read only the start of the answer. Without a cap a local model may ramble
 until its context ends. Prompt kinds that need more pass their own default to ``judge_many``."""
+UNPARSEABLE_RETRIES = 2
+"""Re-asks of an unreadable answer from a served judge sampling above temperature 0 (unless
+``judge_unparseable_retries`` says otherwise)."""
 CACHE_ENV = "PERSIAN_CULTURE_JUDGE_CACHE"
 _ENV_PREFIX = "PERSIAN_CULTURE_JUDGE_"
 
@@ -74,7 +77,9 @@ class JudgeSettings:
     timeout: float = 60.0
     max_retries: int = 6
     retry_backoff: float = 0.5  # seconds before the first retry without Retry-After; doubles, capped at 8 s
-    unparseable_retries: int = 2  # served judges: re-asks of an answer the parser cannot read
+    # served judges: re-asks of an answer the parser cannot read; unset: UNPARSEABLE_RETRIES above
+    # temperature 0, none at 0 (a served judge at temperature 0 repeats itself: a re-ask is paid for nothing)
+    unparseable_retries: int | None = None
     max_error_rate: float = 0.05
     system_prompt: str = PAPER_SYSTEM_PROMPT
     allow_self_judge: bool = False
@@ -100,6 +105,8 @@ class JudgeSettings:
             raise JudgeConfigError(f"judge max_retries must be >= 0, got {self.max_retries}")
         if self.retry_backoff < 0:
             raise JudgeConfigError(f"judge retry_backoff must be >= 0 seconds, got {self.retry_backoff}")
+        if self.unparseable_retries is None:
+            object.__setattr__(self, "unparseable_retries", UNPARSEABLE_RETRIES if self.temperature > 0 else 0)
         if self.unparseable_retries < 0:
             raise JudgeConfigError(f"judge unparseable_retries must be >= 0, got {self.unparseable_retries}")
         if not 0.0 <= self.max_error_rate <= 1.0:

@@ -97,4 +97,25 @@ def chat_template_keeps_system(model_settings: Mapping) -> bool | None:
     return _keeps_system(name, revision if isinstance(revision, str) else None, trust)
 
 
-__all__ = ["chat_template_keeps_system", "lm_eval_context", "template_keeps_system"]
+__all__ = ["chat_template_keeps_system", "lm_eval_context", "running_task_metadata", "template_keeps_system"]
+
+
+def running_task_metadata(start_depth: int = 1) -> dict | None:
+    """The ``config.metadata`` dict of the task whose filters are running, or None.
+
+    lm-eval dumps a task's config metadata into the results JSON after filtering, so what a
+    filter writes there is recorded with the results. lm-eval passes filters no task: it is found
+    on the call stack (``Task.apply_filters``); a later lm-eval that calls filters differently
+    gets None (and the caller's entry is missing from the results, never wrong).
+    """
+    frame = sys._getframe(start_depth)
+    try:
+        while frame is not None:
+            task = frame.f_locals.get("self") if frame.f_code.co_name == "apply_filters" else None
+            metadata = getattr(getattr(task, "config", None), "metadata", None)
+            if isinstance(metadata, dict):
+                return metadata
+            frame = frame.f_back
+        return None
+    finally:
+        del frame

@@ -8,9 +8,14 @@
   every Persian score 0). A one-word reply or reference has no bigram, so ROUGE-2 cannot fire
   on it, as in the paper (its ROUGE-2 column is far below ROUGE-1).
 * ``embed_match`` ("Maux") -- max cosine between any sentence of the reply and any reference
-  >= 0.85.
-* ``hybrid_match`` ("Maux+Post", the paper's headline) -- the same, over the reply's
-  post-processed items (``text.normalize.postprocess``) instead of its sentences.
+  >= 0.85, both sides character-normalised alike (``text.normalize.embedding_form``).
+* ``hybrid_match`` ("Maux+Post", the paper's headline) -- the same max, over the reply's sentences
+  AND its post-processed items and whole post-processed answer (``text.normalize.postprocess``,
+  ``answer_form``), against every reference raw and post-processed the same way: a reference
+  given verbatim as the reply always scores 1, and hybrid_match is never below embed_match.
+* Numbers decide for themselves: in both embedding metrics a pair of texts that both hold numbers
+  (digits, times, dates, ranges) can match only if they hold the same ones, whatever the cosine
+  ("08:00" never matches "13:00"; an English model maps Persian digits to [UNK]).
 * ``judge_match`` -- the paper's LLM-judge prompt (answer 1 or 0), in the ``_judged`` tasks.
 
 :func:`score_replies` scores a whole task at once: one batched embedding pass over every
@@ -26,7 +31,16 @@ from functools import lru_cache
 from typing import Mapping, Sequence
 
 from lm_eval_persian_culture.scoring import embeddings
-from lm_eval_persian_culture.text.normalize import lemmas, match_form, postprocess, tokens
+from lm_eval_persian_culture.text.normalize import (
+    answer_form,
+    embedding_form,
+    item_form,
+    lemmas,
+    match_form,
+    numbers_in,
+    postprocess,
+    tokens,
+)
 
 EMBED_THRESHOLD = 0.85
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
@@ -45,11 +59,25 @@ def _reply_lemmas(reply: str) -> frozenset[str]:
     return frozenset(lemmas(reply))
 
 
+_NUMBER_CHAR = "[۰-۹:/٫\\-]"
+
+
+def _contains(reply: str, reference: str) -> bool:
+    """BLEnD's substring test, except that a number must match a whole number: its plain test lets
+    a reference "1" match "13" and "0" match "08:00"."""
+    pattern = re.escape(reference)
+    if reference[:1].isdigit():
+        pattern = f"(?<!{_NUMBER_CHAR}){pattern}"
+    if reference[-1:].isdigit():
+        pattern = f"{pattern}(?!{_NUMBER_CHAR})"
+    return re.search(pattern, reply) is not None
+
+
 def _lemma_check(reference: str, reply: str) -> bool:
     ref, rep = match_form(reference), _reply_form(reply)
     if not ref:
         return False
-    if ref in rep or ref.replace("-", " ") in rep or ref.replace(" ", "-") in rep:
+    if any(_contains(rep, form) for form in dict.fromkeys((ref, ref.replace("-", " "), ref.replace(" ", "-")))):
         return True
     ref_lemmas = lemmas(reference)
     reply_lemmas = _reply_lemmas(reply)
@@ -121,6 +149,34 @@ def sentences(reply: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(reply) if s and s.strip()]
 
 
+def _distinct(texts) -> list[str]:
+    return list(dict.fromkeys(t for t in texts if t))
+
+
+def comparison_texts(reply: str, refs: Sequence[str]) -> dict[str, list[str]]:
+    """What each embedding metric compares, processed alike on both sides.
+
+    Maux: the reply's sentences vs the references, both in :func:`embedding_form`. Maux+Post: the
+    same plus the reply's post-processed items and its whole post-processed answer vs every
+    reference's post-processed answer (:func:`answer_form`): the max over all of them.
+    """
+    sents = _distinct(embedding_form(s) for s in sentences(reply))
+    ref_forms = _distinct(embedding_form(r) for r in refs)
+    items = postprocess(reply)
+    return {
+        "embed_left": sents,
+        "embed_right": ref_forms,
+        "hybrid_left": _distinct([*sents, *(item_form(i) for i in items), answer_form(reply)]),
+        "hybrid_right": _distinct([*ref_forms, *(answer_form(r) for r in refs)]),
+    }
+
+
+def same_numbers(left: str, right: str) -> bool:
+    """False when both texts hold numbers and not the same ones (then no cosine makes them match)."""
+    a, b = numbers_in(left), numbers_in(right)
+    return not (a and b) or a == b
+
+
 def score_replies(
     replies: Sequence[str],
     references: Sequence[Sequence[str]],
@@ -128,8 +184,12 @@ def score_replies(
     threshold: float = EMBED_THRESHOLD,
     desc: str = "embedding",
 ) -> list[dict]:
-    """Every TARAZ metric for every reply of a task; one batched embedding pass for all of them."""
-    rows = []
+    """Every TARAZ metric for every reply of a task; one batched embedding pass for all of them.
+
+    With the embedding model switched off (``embeddings.DISABLED``, e.g. under --predict_only),
+    embed_match and hybrid_match are left unscored (None), never 0.
+    """
+    rows, compared = [], []
     for reply, refs in zip(replies, references):
         refs = [r.strip() for r in refs if r and r.strip()]
         row = {
@@ -141,15 +201,21 @@ def score_replies(
             "references": refs,
         }
         rows.append(row)
-    texts = [t for row in rows for t in (*row["sentences"], *row["items"], *row["references"])]
-    vectors = embeddings.embed(texts, model=model, desc=desc)
+        compared.append(comparison_texts(reply, refs))
     for row in rows:
-        for metric, left in (("embed", row["sentences"]), ("hybrid", row["items"])):
-            cos = embeddings.max_cosine(left, row["references"], vectors)
-            row[f"{metric}_cosine"] = cos
-            row[f"{metric}_match"] = cos is not None and cos >= threshold
         for key in METRICS:
-            row[key] = int(row[key])
+            row[key] = int(row[key]) if key not in ("embed_match", "hybrid_match") else None
+    if embeddings.is_disabled(model or embeddings.active_model()):
+        for row in rows:
+            row.update(embed_cosine=None, hybrid_cosine=None, embedding_error="embedding model disabled")
+        return rows
+    texts = [t for texts in compared for side in texts.values() for t in side]
+    vectors = embeddings.embed(texts, model=model, desc=desc)
+    for row, texts in zip(rows, compared):
+        for metric in ("embed", "hybrid"):
+            cos = embeddings.max_cosine(texts[f"{metric}_left"], texts[f"{metric}_right"], vectors, same_numbers)
+            row[f"{metric}_cosine"] = cos
+            row[f"{metric}_match"] = int(cos is not None and cos >= threshold)
     return rows
 
 
@@ -202,6 +268,7 @@ __all__ = [
     "METRICS",
     "PersianTokenizer",
     "blend_weighted_score",
+    "comparison_texts",
     "count_unscored",
     "exact_match",
     "judge_prompt",
@@ -209,6 +276,7 @@ __all__ = [
     "parse_one_zero",
     "rouge_f1",
     "rouge_matches",
+    "same_numbers",
     "score_replies",
     "sentences",
 ]

@@ -17,6 +17,8 @@ content is empty) and ``nonverdict`` (a well-formed answer that is no verdict: `
     # the order requests arrive in (drawn from the seed, the prompt and its attempt number)
     FakeOpenAIServer(answer=..., fault_rate=0.2, fault_kinds=FAULT_KINDS, seed=7)
 
+``kill()`` stops it as a killed process stops: the port refuses connections and open ones are reset.
+
 ``slots=1`` imitates a small local server (llama.cpp's default ``--parallel 1``): one request is
 answered at a time, taking ``latency_s`` each, and the others wait in a queue; a request whose
 client hangs up (a client timeout) while it waits or is being answered is dropped, as llama.cpp and
@@ -107,6 +109,16 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: tests and benchmarks fire thousands of requests."""
 
+    def setup(self) -> None:
+        super().setup()
+        with self.server.fake._lock:
+            self.server.fake._connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.server.fake._lock:
+            self.server.fake._connections.discard(self.connection)
+        super().finish()
+
     def _send_json(self, status: int, payload: dict, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
         self.send_response(status)
@@ -138,7 +150,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         fake = self.server.fake
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if len(raw) < length:
+            # The client went away before its body was sent (killed mid-request): nothing was
+            # asked, so nothing is recorded, as a real server never sees such a request.
+            self.close_connection = True
+            return
         path = self.path.split("?")[0].rstrip("/")
         try:
             body = json.loads(raw or b"{}")
@@ -336,6 +354,7 @@ class FakeOpenAIServer:
         self._faults: list[_Fault] = []
         self._lock = threading.Lock()
         self._closing = threading.Event()
+        self._connections: set[socket.socket] = set()  # open client connections (kill resets them)
         self._httpd = _Server((host, port), _Handler)
         self._httpd.fake = self
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -402,6 +421,11 @@ class FakeOpenAIServer:
                     return _Fault(kind, 0, None, self.random_retry_after, self.random_hang_s)
         return None
 
+    def prompts_sent_with(self, auth: str) -> Counter[str]:
+        """Attempts per prompt among those that carried the Authorization header ``auth``."""
+        with self._lock:
+            return Counter("\x00".join(p) for p, a in zip(self._prompts, self.auth_headers) if a == auth)
+
     def attempts_for(self, prompt: str) -> int:
         """How many attempts carried exactly this prompt (chat: the last user message)."""
         with self._lock:
@@ -412,6 +436,18 @@ class FakeOpenAIServer:
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join()
+
+    def kill(self) -> None:
+        """Stop as a killed server process does: new connections are refused and the open ones
+        (a client's keep-alive pool) are reset, whatever they were doing."""
+        self.close()
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def __enter__(self) -> FakeOpenAIServer:
         return self

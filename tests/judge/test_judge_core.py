@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -394,7 +395,7 @@ def test_unparseable_answer_is_reasked_not_cached_and_counted(server, tmp_path) 
     """A served judge's answer the parser cannot read is asked again judge_unparseable_retries times;
     if it stays unreadable it is an error (never a verdict), and it is not cached, so a later run asks
     again. Tokens of every answer received are counted: they were paid for."""
-    with Judge(make_settings(server, tmp_path, max_error_rate=0.3)) as judge:
+    with Judge(make_settings(server, tmp_path, max_error_rate=0.3, unparseable_retries=2)) as judge:
         results = judge.judge_many(["garbled q1", "q2", "q3", "q4"], template_id="t")
         assert results[0].verdict is None
         assert results[0].raw == "The response partially observes taarof."
@@ -421,7 +422,7 @@ def test_unparseable_answer_is_reasked_not_cached_and_counted(server, tmp_path) 
 
 def test_reask_turns_a_stray_nonverdict_into_the_verdict(server, tmp_path) -> None:
     server.fail_next(1, kind="nonverdict", match="q2")
-    with Judge(make_settings(server, tmp_path)) as judge:
+    with Judge(make_settings(server, tmp_path, unparseable_retries=2)) as judge:
         [result] = judge.judge_many(["q2"], template_id="t")
         assert (result.verdict, result.raw, result.error) == (True, "Yes", None)
         assert (judge.usage.requests_sent, judge.usage.reasks, judge.usage.unparseable) == (2, 1, 0)
@@ -577,6 +578,27 @@ def test_fake_server_serves_models_and_text_completions() -> None:
             srv.fail_next(1, kind="teapot")
         with pytest.raises(ValueError):
             FakeOpenAIServer(fault_rate=0.1, fault_kinds=["429", "gremlins"])
+
+
+@pytest.mark.parametrize("sent_of_body", [0, 10])
+def test_fake_server_records_no_request_whose_body_never_fully_arrived(sent_of_body: int) -> None:
+    """A client killed between its headers and the end of its body (SIGKILL mid-request) asked
+    nothing: the server must not record it (it once did, as an empty prompt)."""
+    import socket
+
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "q1"}]}).encode()
+    with FakeOpenAIServer(latency_s=0.0) as srv:
+        host, port = srv.base_url.split("//")[1].split("/")[0].split(":")
+        with socket.create_connection((host, int(port))) as sock:
+            head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(body)}\r\n\r\n").encode()  # fmt: skip
+            sock.sendall(head + body[:sent_of_body])
+        time.sleep(0.3)  # the handler reads what arrived and sees the connection closed
+        assert (srv.request_count, dict(srv.prompt_attempts)) == (0, {})
+        client = openai.OpenAI(base_url=srv.base_url, api_key="EMPTY", max_retries=0)
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "q1"}])
+        client.close()
+        assert (srv.request_count, dict(srv.prompt_attempts)) == (1, {"q1": 1})
 
 
 def test_served_model_name_is_returned_cached_and_recorded(tmp_path) -> None:

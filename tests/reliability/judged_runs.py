@@ -61,6 +61,9 @@ def judge_settings(server_url: str, cache_dir: Path, **extra: Any) -> dict:
         "judge_concurrency": 16,
         "judge_timeout": 1.0,
         "judge_retry_backoff": 0.05,
+        # the fault mix has stray non-verdicts, which a judge sampling above temperature 0 would
+        # not repeat: re-asked (the default at temperature 0 is not to)
+        "judge_unparseable_retries": 2,
         **extra,
     }
 

@@ -66,21 +66,41 @@ def cached_prompts(cache: Path, prompts) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(shared_data, tmp_path_factory) -> dict:
-    """The outcome of an uninterrupted run (in this process: the same code, less the start-up)."""
+def uninterrupted_run(shared_data, tmp_path_factory) -> tuple[dict, set[str]]:
+    """The outcome of an uninterrupted run (in this process: the same code, less the start-up), and
+    the judge prompts it sent."""
     tmp = tmp_path_factory.mktemp("uninterrupted")
     with FakeOpenAIServer(answer=taarof_verdict, models=(JUDGE_MODEL,)) as server:
         results = evaluate(["taarof_expected"], {"data_dir": str(shared_data), **judge_settings(server.base_url, tmp)})
+        prompts = set(server.prompt_attempts)
     expected = json.loads(json.dumps(outcome(results, "taarof_expected"), ensure_ascii=False, sort_keys=True))
-    assert len(expected["samples"]) == ITEMS
-    return expected
+    assert len(expected["samples"]) == ITEMS and len(prompts) == ITEMS
+    return expected, prompts
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(uninterrupted_run) -> dict:
+    return uninterrupted_run[0]
+
+
+def wait_until_quiet(server: FakeOpenAIServer, quiet_s: float = 0.5, limit_s: float = 30) -> None:
+    """Until no new request has reached the server for ``quiet_s``: requests a killed client sent
+    just before it died may reach a busy server's handler threads late."""
+    deadline = time.monotonic() + limit_s
+    seen = server.request_count
+    while time.monotonic() < deadline:
+        time.sleep(quiet_s)
+        if server.request_count == seen:
+            return
+        seen = server.request_count
 
 
 @pytest.mark.e2e
-def test_sigkill_midway_then_resume_asks_only_for_what_the_cache_lacks(shared_data, tmp_path, uninterrupted):
+def test_sigkill_midway_then_resume_asks_only_for_what_the_cache_lacks(shared_data, tmp_path, uninterrupted_run):
+    uninterrupted, judge_prompts = uninterrupted_run
     cache = tmp_path / "cache"
     with FakeOpenAIServer(answer=taarof_verdict, models=(JUDGE_MODEL,), latency_s=LATENCY_S) as server:
-        proc = start_run(shared_data, server, cache, tmp_path / "killed.json")
+        proc = start_run(shared_data, server, cache, tmp_path / "killed.json", key="sk-killed")
         deadline = time.monotonic() + 120
         while server.request_count < ITEMS // 2:
             assert proc.poll() is None, log_tail(proc)
@@ -90,19 +110,24 @@ def test_sigkill_midway_then_resume_asks_only_for_what_the_cache_lacks(shared_da
         proc.wait(timeout=30)
         assert proc.returncode == -signal.SIGKILL
         assert not (tmp_path / "killed.json").exists()
-        time.sleep(LATENCY_S * 3)  # requests in flight at the kill reach the server, unanswered
+        wait_until_quiet(server)  # requests in flight at the kill reach the server, unanswered
         before = dict(server.prompt_attempts)
         done = cached_prompts(cache, before)
-        # killed midway: about half are cached; what was in flight (4 at most) was never stored
-        assert ITEMS // 2 - 8 <= len(done) <= ITEMS // 2 + 8, len(done)
-        assert len(before) - len(done) <= 4
+        # killed midway: about half are cached. What was asked but never stored (in flight, answered
+        # but not yet written, or timed out and waiting for its retry on a busy machine) is not
+        # bounded by judge_concurrency, and is not what this test is about: it is asked again below.
+        assert ITEMS // 4 <= len(done) <= ITEMS - 20, len(done)
 
-        proc = start_run(shared_data, server, cache, tmp_path / "resumed.json")
+        # a generous timeout: a client timeout on a busy machine would re-send a request (not under test here)
+        proc = start_run(shared_data, server, cache, tmp_path / "resumed.json", key="sk-resumed", timeout=30)
         finish(proc)
         usage_line = [line for line in proc.log_path.read_text().splitlines() if line.startswith("[lm-eval-persian] judge")]
-        asked = {p: n - before.get(p, 0) for p, n in server.prompt_attempts.items()}
+        # told apart by their keys, so a request of the killed run that reached the server late
+        # is never counted as the resumed run's
+        asked = server.prompts_sent_with("Bearer sk-resumed")
         all_prompts = set(server.prompt_attempts)
-    assert len(all_prompts) == ITEMS
+    # the prompts of an uninterrupted run, no more (a request cut by the kill is no prompt)
+    assert all_prompts == judge_prompts
     # nothing cached before the kill was asked again; everything else was asked exactly once
     assert {p for p in done if asked[p]} == set()
     assert {p: asked[p] for p in all_prompts - done} == {p: 1 for p in all_prompts - done}

@@ -50,6 +50,7 @@ def metadata(shared_data, server, **extra) -> str:
             "judge_base_url": server.base_url,
             "judge_api_key_env": "MY_JUDGE_KEY",
             "judge_max_error_rate": 0.5,
+            "judge_unparseable_retries": 2,  # re-asks, as for a judge sampling above temperature 0
             **extra,
         }
     )

@@ -28,6 +28,11 @@ ZWNJ = "\u200c"
         ("پیتزا", ["نان", "پنیر"], False),
         ("نان", [""], False),  # an empty reference never matches
         ("۱۲", ["12"], True),  # digits unified
+        ("13", ["1"], False),  # a number matches only a whole number (BLEnD's substring test said yes)
+        ("08:00", ["0"], False),
+        ("ساعت 13:00", ["13:00"], True),
+        ("2-3 ساعت", ["3 ساعت"], False),
+        ("کتابها", ["کتاب"], True),  # words are still substrings, as in BLEnD
     ],
 )
 def test_exact_match(reply, refs, expected):
@@ -153,12 +158,84 @@ def test_one_batched_encode_call_per_task_with_distinct_texts(controlled, monkey
     assert len(controlled.calls) == 1
     batch = controlled.calls[0]
     assert len(batch) == len(set(batch))  # each distinct text once
-    assert set(batch) == {"نان", "نون و پنیر", "نون", "پنیر"}
+    # the reply's sentence, its items and its whole post-processed answer; the references raw and
+    # post-processed (here the same texts)
+    assert set(batch) == {"نان", "نون و پنیر", "نون", "پنیر", "نون پنیر"}
     # bigger tasks: one call per batch of PERSIAN_CULTURE_EMBEDDING_BATCH_SIZE texts, never per item
     monkeypatch.setenv("PERSIAN_CULTURE_EMBEDDING_BATCH_SIZE", "2")
     controlled.calls.clear()
     sa.score_replies(["نان", "نون", "پنیر"], [["نان"], ["نان"], ["نان"]])
     assert [len(c) for c in controlled.calls] == [2, 1]
+
+
+class SameVector:
+    """Every text maps to one vector: every cosine is 1, so only the number rule can say no."""
+
+    def encode(self, sentences, **kwargs):
+        return np.ones((len(sentences), 3), dtype=np.float32)
+
+
+@pytest.mark.parametrize(
+    "reply, reference, match",
+    [
+        ("08:00", "13:00", 0),
+        ("ساعت ۸ صبح", "08:00", 1),  # a time on the hour is its hour
+        ("ساعت ۸:۰۰", "08:00", 1),  # 08:00 and ۸:۰۰ are one time
+        ("ساعت ۸:۳۰", "08:00", 0),
+        ("3 ساعت", "2-3 ساعت", 0),  # a range is not its end
+        ("۲ تا ۳ ساعت", "2-3 ساعت", 1),
+        ("۱۳ فروردین", "14 فروردین", 0),
+        ("13 فروردین", "۱۳ فروردین", 1),
+        ("سیزده بدر", "13 فروردین", 1),  # no digits on one side: the cosine decides
+    ],
+)
+def test_texts_with_different_numbers_never_match(monkeypatch, reply, reference, match):
+    embeddings.register_encoder("same-vector", SameVector())
+    monkeypatch.setattr(embeddings, "_active", "same-vector")
+    row = sa.score_replies([reply], [[reference]])[0]
+    assert (row["embed_match"], row["hybrid_match"]) == (match, match)
+    if match == 0:
+        assert row["exact_match"] == 0
+
+
+def test_no_embedding_model_leaves_embedding_metrics_unscored(monkeypatch):
+    monkeypatch.setattr(embeddings, "_active", embeddings.DISABLED)
+    row = sa.score_replies(["نان و پنیر"], [["نان و پنیر"]])[0]
+    assert row["embed_match"] is None and row["hybrid_match"] is None
+    assert row["exact_match"] == 1 and row["rouge1_match"] == 1  # the rest is still scored
+    assert row["items"] == ["نان", "پنیر"]
+
+
+ARABIC_FORMS = str.maketrans({"ی": "ي", "ک": "ك"})
+TO_PERSIAN = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
+TO_LATIN = str.maketrans("۰۱۲۳۴۵۶۷۸۹", "0123456789")
+
+
+def surface_variants(answer: str) -> set[str]:
+    """ي/ك for ی/ک, Latin <-> Persian digits, a space for each half-space."""
+    swapped = answer.translate(TO_PERSIAN) if any("0" <= c <= "9" for c in answer) else answer.translate(TO_LATIN)
+    return {answer.translate(ARABIC_FORMS), swapped, answer.replace(ZWNJ, " ")} - {answer}
+
+
+def test_every_blend_reference_verbatim_or_varied_scores_one(shared_data, tiny_embedder):
+    """Issue 23: each of BLEnD's 2,020 scored references, given as the reply verbatim or in a
+    surface variant, is right on exact_match, embed_match and hybrid_match (it was 86.1% on
+    hybrid_match when references were compared raw with post-processed replies)."""
+    from lm_eval_persian_culture.tasks.taraz import utils
+
+    name = embeddings.prepare_embedding_model({"embedding_model": str(tiny_embedder)})
+    docs = utils.load_blend(data_dir=str(shared_data), embedding_model=name)["test"]
+    replies, refs = [], []
+    for doc in docs:
+        for answer in doc["references"]:
+            for reply in (answer, *sorted(surface_variants(answer))):
+                replies.append(reply)
+                refs.append(doc["references"])
+    assert sum(len(d["references"]) for d in docs) == 2020
+    rows = sa.score_replies(replies, refs)
+    for metric in ("exact_match", "embed_match", "hybrid_match"):
+        wrong = [(r["response"], r["references"][:3]) for r in rows if r[metric] != 1]
+        assert not wrong, (metric, len(wrong), wrong[:5])
 
 
 def test_empty_reply_scores_zero_not_an_error(controlled):
@@ -190,14 +267,23 @@ def test_metadata_wins_over_env(monkeypatch):
     assert embeddings.embedding_model_name(None) == "xmanii/maux-gte-persian-v3"
 
 
-def test_paper_model_refused_at_load_under_transformers_5():
+def test_paper_model_refused_at_load_under_a_transformers_5_without_gte(monkeypatch):
+    from lm_eval_persian_culture.scoring import gte_native
+
+    monkeypatch.setattr(gte_native, "native_available", lambda: False)
     with pytest.raises(embeddings.EmbeddingConfigError, match=r"transformers>=4.51,<5"):
         embeddings.check_compatible("xmanii/maux-gte-persian-v3", transformers_version="5.23.0")
     embeddings.check_compatible("xmanii/maux-gte-persian-v3", transformers_version="4.57.1")  # fine
+    monkeypatch.setattr(gte_native, "native_available", lambda: True)  # transformers' GteModel loads it
+    embeddings.check_compatible("xmanii/maux-gte-persian-v3", transformers_version="5.24.0")
 
 
-def test_local_gte_remote_code_dir_is_recognised(tmp_path):
+def test_local_gte_remote_code_dir_is_recognised(tmp_path, monkeypatch):
     import json
+
+    from lm_eval_persian_culture.scoring import gte_native
+
+    monkeypatch.setattr(gte_native, "native_available", lambda: False)
 
     (tmp_path / "config.json").write_text(json.dumps(
         {"architectures": ["NewModel"], "auto_map": {"AutoModel": "Alibaba-NLP/new-impl--modeling.NewModel"}}))  # fmt: skip

@@ -153,3 +153,16 @@ def test_percul_saq_from_percul_source():
     assert text.endswith("با توجه به متن بالا چه ساز یا موسیقی در فرهنگ یا زندگی روزمره ایرانی قابل برداشت است؟ "
                          "پاسخ خود را بدون هیچ توضیحی ارائه دهید.")  # fmt: skip
     assert docs[0]["provenance"].startswith("local:")
+
+
+def test_deviations_in_metadata_name_every_point_of_issue_23():
+    """Each task's metadata.deviations (generated from _generate_configs.DEVIATIONS) names what the
+    pack does differently: the points the issue found missing."""
+    from lm_eval_persian_culture.tasks.taraz._generate_configs import DEVIATIONS, task_yaml
+
+    text = " ".join(DEVIATIONS)
+    for point in ("English-answer fallback", "number words are not converted", "dates and times",
+                  "neither 1 nor 0", "system prompt", "never below embed_match", "multiples of 1/n",
+                  "metadata.scoring", "greedy decoding", "alike to the reply and to every reference"):  # fmt: skip
+        assert point in text, point
+    assert all(json.dumps(d, ensure_ascii=False) in task_yaml("taraz_blend") for d in DEVIATIONS)

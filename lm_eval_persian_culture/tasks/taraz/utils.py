@@ -27,8 +27,11 @@ from lm_eval_persian_culture.data.sources import (
 )
 from lm_eval_persian_culture.judge.filter import judge_for, prepare_judge, template_id
 from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
+from lm_eval_persian_culture.scoring import embeddings
 from lm_eval_persian_culture.scoring import short_answer as sa
 from lm_eval_persian_culture.scoring.embeddings import prepare_embedding_model
+from lm_eval_persian_culture.scoring.run_context import running_task_metadata
+from lm_eval_persian_culture.text.normalize import HAZM_BACKEND
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
@@ -245,11 +248,35 @@ def _replies(resps) -> list[str]:
     return [r[0] if isinstance(r, (list, tuple)) else r for r in resps]
 
 
-def _records(resps, docs) -> list[dict]:
+def scoring_settings(judged: bool = False) -> dict:
+    """Every setting that shaped this task's numbers, however it was set (``--metadata``, the
+    environment or the default), for the results' ``metadata.scoring``."""
+    settings = {
+        **embeddings.recorded_settings(threshold=sa.EMBED_THRESHOLD),
+        "hazm_backend": HAZM_BACKEND,
+        "postprocess": "TARAZ sec. 5.2 as read by the pack (tasks/taraz/README.md), applied alike to replies and references",
+        "numbers_must_agree": True,
+        "exact_match_whole_numbers": True,
+    }  # fmt: skip
+    if judged:
+        settings["judge_unparsed_answers"] = "unscored (judge_errors), not counted as 0"
+    return settings
+
+
+def _record_scoring_settings(judged: bool) -> None:
+    metadata = running_task_metadata(start_depth=2)
+    if metadata is None:
+        logger.debug("TARAZ scoring settings not written to results: no Task.apply_filters on the call stack")
+        return
+    metadata["scoring"] = scoring_settings(judged)
+
+
+def _records(resps, docs, judged: bool = False) -> list[dict]:
     rows = sa.score_replies(_replies(resps), [d["references"] for d in docs], desc="taraz embeddings")
     for row, doc in zip(rows, docs):
         if doc.get("annotations"):
             row["weighted_exact_match"] = sa.blend_weighted_score(row["response"], doc["annotations"])
+    _record_scoring_settings(judged)
     return rows
 
 
@@ -264,7 +291,7 @@ def score_filter_judged(resps, docs):
     """As :func:`score_filter`, plus the paper's LLM judge (one concurrent, cached batch)."""
     from lm_eval_persian_culture.judge import filter as judge_filter
 
-    rows = _records(resps, docs)
+    rows = _records(resps, docs, judged=True)
     js = judge_filter._active or prepare_judge({})
     if js.disabled:
         for row in rows:
