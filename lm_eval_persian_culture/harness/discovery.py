@@ -169,6 +169,8 @@ def misspelt_pack_names(names: Iterable[str], include_path=None) -> list[str]:
     wanted = [str(n).strip() for n in names if str(n).strip()]
     if not wanted or lm_eval_discovers_entry_points():
         return []
+    if set(wanted) <= pack_index_names():
+        return []  # all the pack's own (the common case): no index to build
     tm = TaskManager(include_path=with_pack_path(include_path), include_defaults=False)
     known = set(tm.all_subtasks) | set(tm.all_groups) | set(tm.all_tags)
     unknown = [n for n in wanted if n not in known]
