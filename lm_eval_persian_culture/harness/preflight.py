@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import fnmatch
 import importlib.abc
 import inspect
 import json
