@@ -145,8 +145,9 @@ _ORDINAL_INDEX.update({"پنجم": 4, "پنج": 4, "پنجمین": 4, "پنجم�
 _EN_ORDINALS = (*_EN_ORDINALS, "fifth")
 _EN_NUMBER_WORDS = ("one", "two", "three", "four", "five")
 
-# Words that name a label: "option 2", "response 3", "choice B", "گزینهٔ ۲", "number 4", "#4".
-_OPTION_WORD = r"(?:options?|choices?|responses?|reply|replies|numbers?|گزینه(?:\s+ی(?!\w)|\s+های(?!\w))?)"
+# Words that name a label: "option 2", "response 3", "choice B", "گزینهٔ ۲", "number 4", "#4"
+# ("the number 3 appears twice" names a number, not an option).
+_OPTION_WORD = r"(?:options?|choices?|responses?|reply|replies|(?<!the\s)numbers?|گزینه(?:\s+ی(?!\w)|\s+های(?!\w))?)"
 _OPTION_WORD_AT = re.compile(rf"{_OPTION_WORD}(?!\w)", re.I)
 
 
@@ -223,7 +224,7 @@ def _space(count: int, letters: bool) -> _Space:
 _EXPLAINS = re.compile(
     r"""\s*[,،]?\s*(?:is|was|would|seems|because|since|as|given|due|which|fits|works|best|here|for\s+(?:this|the)
       | not|rather\s+than|instead\s+of|and\s+not
-      | است|هست|بود|باشد|می\s+باشد|میشه|می\s+شه|می\s+شود|زیرا|چون|چرا\s+که|که|درست|صحیح|را|بنابراین|به\s+دلیل|به\s+خاطر
+      | است|هست|هستش|بود|باشد|باشه|می\s+باشد|میشه|می\s+شه|می\s+شود|زیرا|چون|چرا\s+که|که|درست|صحیح|را|بنابراین|به\s+دلیل|به\s+خاطر
       | مناسب|مناسبه|مناسب\s*تر(?:ه|ین)?|بهتر|بهتره|بهترین|و\s+نه|نه|دیگه)(?!\w)""",
     re.X | re.I,
 )
@@ -232,13 +233,15 @@ _DIGIT_WORD_AFTER = re.compile(r"\s*[^\W\d_]")
 # Answer statements: the label that follows one of these is the model's answer.
 _CHOICE_CUES = re.compile(
     r"""(?<!\w)(?:
-        final\s+answer | (?:correct|right|best|ideal|(?:most\s+)?(?:culturally\s+)?(?:appropriate|suitable|fitting))\s+(?:answer|option|choice|one|response|reply|fit|match|pick)
+        final\s+answer | (?:correct|right|best|ideal|(?:most\s+)?(?:culturally\s+)?(?:appropriate|suitable|fitting))\s+(?:answer|option|choice|one|response|reply|fit|match|pick|number)
+      | (?:the\s+|my\s+)number(?=\s+(?:is|would\s+be|should\s+be|must\s+be)(?!\w)|\s*[:：=]) | (?:pick|choice|selection|number)(?=\s*[:：])
       | (?:the\s+|my\s+)?answer | i(?:\s+would|\s+will|'d|’d|['’]ll)?(?:\s+(?:definitely|probably|personally))?\s+(?:choose|pick|select|go\s+with|say|opt\s+for|recommend)
       | (?:my|the)\s+(?:final\s+)?(?:choice|pick|selection) | selected | chosen | going\s+with
       | i\s+(?:think|believe|guess) | actually | on\s+(?:second|further)\s+thought | correction
       | it\s+(?:is|must\s+be|would\s+be|has\s+to\s+be|should\s+be)|it['’]s
-      | پاسخ(?:ش)? | جواب(?:ش)? | گزینه\s+(?:ی\s+)?(?:صحیح|درست|مناسب|مورد\s+نظر|نهایی) | انتخاب\s+(?:من|نهایی)
-      | بنابراین | در\s+نتیجه | پس | من\s+گزینه | در\s+واقع | به\s+نظر(?:م|\s+من)
+      | پاسخ(?:ش|م)? | جواب(?:ش|م)? | (?:گزینه|شماره|عدد)\s+(?:ی\s+)?(?:صحیح|درست|مناسب|مورد\s+نظر|نهایی) | انتخاب(?:م|\s+(?:من|نهایی))
+      | بنابراین | در\s+نتیجه | پس | من\s+گزینه | در\s+واقع | به\s+نظر(?:م|\s+من) | به\s+گمان(?:م|\s+من)
+      | (?:من\s+)?(?:فکر|گمان|حدس)\s+(?:کنم|می\s*کنم|میکنم|می\s*زنم|میزنم)
       | (?:so|thus|hence|therefore|overall|ultimately|finally|in\s+conclusion)(?=\s*[,:]?\s*(?:(?:response|option|choice|number)\s*\#?\s*[1-9A-D]|\#|[1-9](?!\w)|\(?[A-D]\)))
       | (?:the\s+)?best(?=\s+(?:is|would\s+be|here\s+is)(?!\w))
     )(?!\w)""",

@@ -157,3 +157,97 @@ def test_the_answer_after_an_echoed_instruction_still_counts():
     echo = 'Answer yes or no, and end your reply with "Answer: Yes" or "Answer: No".\n\n'
     assert extract_yes_no(echo + "They stood up for the elder. Answer: Yes") is True
     assert extract_yes_no("با «بله» یا «خیر» پاسخ دهید.\n\nپاسخ: خیر") is False
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Forms a held-out check still missed (never read wrong): written, with the expected values, before the
+# rules were extended to read them. Near-misses (two options sharing the words, a hedge between two options,
+# a quantity, a negation) must stay unread.
+
+
+COLLOQUIAL_CUE_CASES = [
+    # ---- 1. colloquial cues with a possessive or copula: جوابش / پاسخش / جوابم, باشه / هست / ـه
+    ("فکر کنم پاسخش ۳ باشه", FOOD_FA, "C"),
+    ("به نظرم جوابم ۴ـه", FOOD_FA, "D"),
+    ("جوابم ۲ هست", FOOD_FA, "B"),
+    ("پاسخم ۱ است.", FOOD_FA, "A"),
+    ("جوابم: ۳", FOOD_FA, "C"),
+    ("جوابش میشه ۳", FOOD_FA, "C"),
+    ("فکر کنم جوابش گزینه ۲ باشه، چون قیمه رو برای نذری محرم می‌پزن.", FOOD_FA, "B"),
+    ("به نظرم ۳ هست", FOOD_FA, "C"),
+    ("فکر کنم ۴ باشه", FOOD_FA, "D"),
+    ("فکر می‌کنم ۳", FOOD_FA, "C"),
+    ("من فکر می‌کنم جواب ۲ است", FOOD_FA, "B"),
+    ("به نظر من پاسخش ۱ه", FOOD_FA, "A"),
+    ("I think it's 3.", FOOD_EN, "C"),
+    ("I think 4.", FOOD_EN, "D"),
+    ("I think the answer is 2 because gheymeh is the nazri dish.", FOOD_EN, "B"),
+    ("My answer is 1", FOOD_EN, "A"),
+    # near-misses: uncertainty between two options, a quantity, a negation, no answer at all
+    ("فکر کنم جوابش ۲ یا ۳ باشه", FOOD_FA, None),
+    ("به نظرم ۱ یا ۲، مطمئن نیستم", FOOD_FA, None),
+    ("فکر کنم جوابش ۲ نفر باشه", FOOD_FA, None),
+    ("فکر کنم ۳ تا پیاز داره", FOOD_FA, None),
+    ("به نظرم جوابش ۲ نیست", FOOD_FA, None),
+    ("جوابش رو نمی‌دونم", FOOD_FA, None),
+    ("I think it's 2 or 3.", FOOD_EN, None),
+    ("I think 2 eggs are needed.", FOOD_EN, None),
+]
+
+NUMBER_CUE_CASES = [
+    # ---- 4. English (and Persian) cues naming the number or the pick
+    ("The number is 4", FOOD_EN, "D"),
+    ("The right number: 2", FOOD_EN, "B"),
+    ("My pick is 3", FOOD_EN, "C"),
+    ("Pick: 3", FOOD_EN, "C"),
+    ("The correct number is 3 because kabab is grilled.", FOOD_EN, "C"),
+    ("Pick: 2 — gheymeh is the nazri dish.", FOOD_EN, "B"),
+    ("شماره درست: ۲", FOOD_FA, "B"),
+    ("عدد درست ۳ است", FOOD_FA, "C"),
+    # near-misses: a count, a quantity, a hedge
+    ("The number of guests is 4.", FOOD_EN, None),
+    ("Pick 3 onions and fry them.", FOOD_EN, None),
+    ("The number is 3 or 4.", FOOD_EN, None),
+    ("The right number: 2 or 3", FOOD_EN, None),
+    ("The number 3 appears twice in the story.", FOOD_EN, None),
+]
+
+# CAC picks of 5 in each form above (the corpus has almost none), and their near-misses.
+PICK_FIVE_CASES = [
+    ("فکر کنم جوابم ۵ باشه", 5),
+    ("به نظرم پاسخش ۵ـه", 5),
+    ("جوابش ۵ هست چون از همه مؤدبانه‌تره", 5),
+    ("I think it's 5.", 5),
+    ("I think 5.", 5),
+    ("The number is 5", 5),
+    ("The right number: 5", 5),
+    ("My pick is 5", 5),
+    ("Pick: 5", 5),
+    ("انتخاب من: ۵", 5),
+    ("you may have a slice", 5),
+    ("may have a slice if you'd like", 5),
+    ("\\boxed{5}", 5),
+    ("۵ زیرا از همه کمتر اصرار می‌کند", 5),
+    ("Response 5, because 1 and 2 are too insistent.", 5),
+    # near-misses
+    ("به نظرم ۵ یا ۴", None),
+    ("I think 5 slices is too many.", None),
+    ("have a slice", None),  # responses 2 and 5
+    ("a slice", None),
+    ("The number is 5 or 4.", None),
+    ("My pick is 6", None),
+]
+
+
+@pytest.mark.parametrize(
+    "reply, options, expected",
+    COLLOQUIAL_CUE_CASES + NUMBER_CUE_CASES,
+    ids=[repr(c[0])[:40] for c in COLLOQUIAL_CUE_CASES + NUMBER_CUE_CASES],
+)
+def test_held_out_option_forms(reply, options, expected):
+    assert extract_choice(reply, options) == expected
+
+
+@pytest.mark.parametrize("reply, expected", PICK_FIVE_CASES, ids=[repr(c[0])[:40] for c in PICK_FIVE_CASES])
+def test_picks_of_five(reply, expected):
+    assert read_pick(reply, RESPONSES) == expected
