@@ -346,9 +346,13 @@ def _label_at(
 
 _FA_LETTER = re.compile(r"[\u0600-\u06ff]")
 # Persian inflection around an option's words: plural ها/های, ezafe ی (ZWNJ already a space),
-# indefinite/enclitic ی، ای، ه، ش، اش، شان. English: plural s/es, possessive 's.
+# indefinite/enclitic ی، ای، ه، ش، اش، شان, the colloquial copula ـه / ـست («شله‌زرده», «قیمه‌ست»,
+# «سبزه‌هاست»; ـست only after a vowel, on words of three letters or more). English: plural s/es, possessive 's.
 _FA_INNER_SUFFIX = r"(?:\s?(?:ها|های))?(?:\s?ی)?"
-_FA_LAST_SUFFIX = r"(?:\s?(?:هایی|های|ها|ای|یی|ی|ه|اش|شان|ش))?"
+_FA_LAST_SUFFIX = r"(?:\s?(?:هاست|هایی|های|ها|ای|یی|ی|ه|اش|شان|ش))?"
+_FA_LAST_SUFFIX_VOWEL = r"(?:\s?(?:هاست|هایی|های|ها|ای|یی|ی|ه|اش|شان|ش|ست))?"
+# The copula as a word after an option's text («آش رشته است», «قیمه باشه»).
+_FA_COPULA_WORD = re.compile(r"\s*(?:است|هست|هستش|ست|باشه|باشد|می\s*باشد|میشه|می\s+شه|می\s+شود)$")
 _EN_LAST_SUFFIX = r"(?:es|s|['’]s)?"
 # Words that never name an option on their own (a shortened option is one of its other words).
 _STOPWORDS = frozenset(
@@ -360,7 +364,9 @@ _STOPWORDS = frozenset(
 def _word_pattern(word: str, last: bool) -> str:
     body = re.escape(word)
     if _FA_LETTER.search(word[-1:]):
-        return body + (_FA_LAST_SUFFIX if last else _FA_INNER_SUFFIX)
+        if not last:
+            return body + _FA_INNER_SUFFIX
+        return body + (_FA_LAST_SUFFIX_VOWEL if len(word) >= 3 and word[-1] in "اوهی" else _FA_LAST_SUFFIX)
     if last and word[-1:].isalpha():
         return body + _EN_LAST_SUFFIX
     return body
@@ -407,11 +413,11 @@ class _OptionMatcher:
         return best
 
     def whole(self, text: str) -> int | None:
-        """The option a whole phrase is ("Pomegranates.", "انارها", "قیمه"), or None."""
+        """The option a whole phrase is ("Pomegranates.", "انارها", "قیمه", «آش رشته است»), or None."""
         text = re.sub(r"^[^\w(]+|[^\w)]+$", "", text)
         for phrase in (text, re.sub(r"^(?:the|an?)\s+", "", text, flags=re.I)):
             hit = self.at(phrase, 0, short=True)
-            if hit and hit[1] == len(phrase):
+            if hit and (hit[1] == len(phrase) or _FA_COPULA_WORD.match(phrase, hit[1])):
                 return hit[0]
         return None
 
@@ -567,7 +573,7 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[int
             hit = options.at(text, pos)
             if hit is None:  # a shortened option, standing alone: «پاسخ: قیمه.»
                 hit = options.at(text, pos, short=True)
-                if hit is not None and not re.match(r"\s*(?:[.!،,;؛)\n]|$|است|هست|is(?!\w))", text[hit[1] :]):
+                if hit is not None and not re.match(r"\s*(?:[.!،,;؛)\n]|$|(?:است|هست|ست|باشه|باشد|is|because|since|چون|زیرا|چرا\s+که)(?!\w))", text[hit[1] :]):
                     hit = None
             if hit is not None:
                 label = hit

@@ -164,6 +164,10 @@ def test_the_answer_after_an_echoed_instruction_still_counts():
 # rules were extended to read them. Near-misses (two options sharing the words, a hedge between two options,
 # a quantity, a negation) must stay unread.
 
+# Single-word and two-word option texts a colloquial copula attaches to («قیمه‌ست», «شله‌زرده»).
+DISH_FA = ["قیمه", "قورمه‌سبزی", "شله‌زرد", "آش رشته"]
+DISH_EN = ["Gheymeh", "Ghormeh sabzi", "Sholeh zard", "Ash reshteh"]
+HAFTSIN_FA = ["سمنو", "سبزه", "سکه", "سنجد"]
 
 COLLOQUIAL_CUE_CASES = [
     # ---- 1. colloquial cues with a possessive or copula: جوابش / پاسخش / جوابم, باشه / هست / ـه
@@ -192,6 +196,42 @@ COLLOQUIAL_CUE_CASES = [
     ("جوابش رو نمی‌دونم", FOOD_FA, None),
     ("I think it's 2 or 3.", FOOD_EN, None),
     ("I think 2 eggs are needed.", FOOD_EN, None),
+]
+
+ATTACHED_COPULA_CASES = [
+    # ---- 2. an option's text carrying a colloquial copula or suffix, also after «احتمالاً» / "probably"
+    ("قیمه‌ست", DISH_FA, "A"),
+    ("شله‌زرده", DISH_FA, "C"),
+    ("آش رشته‌است", DISH_FA, "D"),
+    ("آش رشته‌ست.", DISH_FA, "D"),
+    ("احتمالاً قیمه‌ست", DISH_FA, "A"),
+    ("احتمالاً شله‌زرده", DISH_FA, "C"),
+    ("فکر کنم آش رشته باشه", DISH_FA, "D"),
+    ("پاسخ: شله‌زرده", DISH_FA, "C"),
+    ("جوابش قورمه‌سبزیه", DISH_FA, "B"),
+    ("قیمه‌ست، نه قورمه‌سبزی", DISH_FA, "A"),
+    ("شله‌زرد نیست، قیمه‌ست", DISH_FA, "A"),
+    ("سبزه‌ها", HAFTSIN_FA, "B"),
+    ("سبزه‌هاست", HAFTSIN_FA, "B"),
+    ("احتمالاً سبزه‌ست", HAFTSIN_FA, "B"),
+    # a shortened option text (one word of "خورشت قیمه", "کباب کوبیده") with the copula attached
+    ("قیمه‌ست", FOOD_FA, "B"),
+    ("احتمالاً قیمه‌ست", FOOD_FA, "B"),
+    ("رشته‌ست", FOOD_FA, "D"),
+    ("کوبیده‌ست.", FOOD_FA, "C"),
+    ("به نظرم کبابه", FOOD_FA, "C"),
+    ("فکر کنم قیمه باشه", FOOD_FA, "B"),
+    ("پاسخش قیمه‌ست چون نذریه", FOOD_FA, "B"),
+    ("جوابش کباب کوبیده‌ست", FOOD_FA, "C"),
+    ("Probably sholeh zard.", DISH_EN, "C"),
+    ("It's probably ash reshteh", DISH_EN, "D"),
+    # near-misses: a hedge between two options, a negation, a question
+    ("احتمالاً قیمه‌ست یا شله‌زرده", DISH_FA, None),
+    ("قیمه‌ست یا آش رشته؟ مطمئن نیستم", DISH_FA, None),
+    ("قیمه نیست", DISH_FA, None),
+    ("Probably gheymeh or sholeh zard.", DISH_EN, None),
+    ("احتمالاً قیمه‌ست، شاید هم رشته", FOOD_FA, None),
+    ("فکر کنم قیمه یا کباب باشه", FOOD_FA, None),
 ]
 
 NUMBER_CUE_CASES = [
@@ -241,8 +281,8 @@ PICK_FIVE_CASES = [
 
 @pytest.mark.parametrize(
     "reply, options, expected",
-    COLLOQUIAL_CUE_CASES + NUMBER_CUE_CASES,
-    ids=[repr(c[0])[:40] for c in COLLOQUIAL_CUE_CASES + NUMBER_CUE_CASES],
+    COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + NUMBER_CUE_CASES,
+    ids=[repr(c[0])[:40] for c in COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + NUMBER_CUE_CASES],
 )
 def test_held_out_option_forms(reply, options, expected):
     assert extract_choice(reply, options) == expected
