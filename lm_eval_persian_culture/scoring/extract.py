@@ -11,7 +11,10 @@ spell its answer. It understands ``Answer: B``, ``The correct option is (C)``, `
 ``گزینهٔ ۲``, ``گزینه سوم``, ``C) Pomegranate``, ``Response 3``, ``the 4th``, ``\\boxed{2}``, a label
 followed by its explanation after a cue or at the reply's start (``پاسخ ۲ است``, ``3, because ...``),
 the option's own text (inflected, shortened to a word no other option has, a quoted part or a run
-of three or more of its words), and reasoning before the answer. :func:`extract_yes_no` understands
+of three or more of its words, or a reply of a few words all of whose content words are that option's
+and not all another's: "removing shoes", "standing up for elders"), colloquial Persian cues
+(``فکر کنم جوابش ۳ باشه``, ``به نظرم جوابم ۴ـه``), "The number is 4", "Pick: 3", and reasoning before
+the answer. :func:`extract_yes_no` understands
 Yes/No, بله/آره/درست and خیر/نه/نادرست, an answer after reasoning, and common verdict phrases
 ("they did not act according to Persian tradition", "مطابق رسوم ایرانی رفتار کردند").
 
@@ -36,7 +39,8 @@ Principles (how answers are actually written; the tests enforce the first):
   (not) in line with Persian tradition", "it would be considered disrespectful", «این رفتار
   درست نیست», «رفتار آن‌ها با آداب ایرانی سازگار است», «… بی‌ادبی است», «طبق رسوم ایرانی، نه»);
 * option texts match in their inflected forms: English plurals, Persian plural (ها/های),
-  ezafe (ـِ / ی / ‌ی), enclitics and ZWNJ variants (``سکه‌های طلا`` is option ``سکهٔ طلا``);
+  ezafe (ـِ / ی / ‌ی), enclitics, the colloquial copula (``قیمه‌ست``, ``شله‌زرده``, ``آش رشته است``)
+  and ZWNJ variants (``سکه‌های طلا`` is option ``سکهٔ طلا``);
 * echoed option lists, questions and answer-format instructions are not answers; ``<think>``
   blocks are dropped (an unclosed one, cut off, leaves no answer); a model that goes on inventing
   few-shot questions is read up to the first one.
@@ -359,6 +363,28 @@ _STOPWORDS = frozenset(
     "the a an of and or in on at to for with from by its their his her this that is are was be as into "
     "و با از به در که را برای این آن یا تا هم بر های ها ی است".split()
 )
+# A short reply rewording one option: at most this many words, none of these (a negation, an
+# alternative, a contrast), and these besides the stop words carry no content ("probably", «رو», "the
+# humility-and-resilience one").
+_PARAPHRASE_MAX = 8
+_PARAPHRASE_BLOCK = frozenset(
+    "or either nor not no never without except unlike rather instead than but both neither none "
+    "یا نه بدون جز غیر بلکه اما ولی هیچ".split()
+)
+# English verbs stay content words ("Removing shoes is not it" rewords no option).
+_PARAPHRASE_STOP = (_STOPWORDS - {"is", "are", "was", "be"}) | frozenset(
+    "when if it s probably likely one option response choice reply "
+    "احتمالا رو هست ست باشه باشد گزینه".split()
+)
+
+
+@lru_cache(maxsize=4096)
+def _same_word(word: str, option_word: str) -> bool:
+    """Is ``word`` ``option_word`` or an inflected form of it, or the other way round
+    ("shoe"/"shoes", «بزرگترها»/«بزرگتر»)?"""
+    if word == option_word:
+        return True
+    return bool(re.fullmatch(_word_pattern(option_word, True), word) or re.fullmatch(_word_pattern(word, True), option_word))
 
 
 def _word_pattern(word: str, last: bool) -> str:
@@ -381,6 +407,7 @@ class _OptionMatcher:
             options = [options.get(k, "") for k in LETTERS]
         self.space = space
         self.texts: dict[int, str] = {}
+        self.loose_words: dict[int, list[str]] = {}
         self.patterns: list[tuple[int, re.Pattern]] = []
         words_of: dict[int, list[str]] = {}
         for index, text in enumerate(list(options or ())[: space.count]):
@@ -389,6 +416,7 @@ class _OptionMatcher:
             if len(norm) < 2:
                 continue
             self.texts[index] = norm
+            self.loose_words[index] = _loose(norm).split()
             words = norm.split()
             words_of[index] = [w.strip(".،,;؛:!?؟\"'«»()").lower() for w in words]
             body = r"\s+".join(_word_pattern(w, i == len(words) - 1) for i, w in enumerate(words))
@@ -419,7 +447,22 @@ class _OptionMatcher:
             hit = self.at(phrase, 0, short=True)
             if hit and (hit[1] == len(phrase) or _FA_COPULA_WORD.match(phrase, hit[1])):
                 return hit[0]
-        return None
+        return self.paraphrase(text)
+
+    def paraphrase(self, phrase: str) -> int | None:
+        """The option a short phrase shortens or lightly rewords ("removing shoes", "standing up for
+        elders", «درآوردن کفش»): every content word of the phrase (stop words aside, inflections
+        allowed) is a word of that option and of no other one's taken together -- the only option
+        holding them all. None for a long phrase, a negation or an alternative ("or", «یا»), a
+        number, or words no option has or that two options share."""
+        words = _loose(phrase).split()
+        if not words or len(words) > _PARAPHRASE_MAX or any(w in _PARAPHRASE_BLOCK or any(c.isdigit() for c in w) for w in words):
+            return None
+        content = [w for w in words if w not in _PARAPHRASE_STOP]
+        if len(content) < 2:  # one word is a shortened option only as ``short`` allows it
+            return None
+        owners = [i for i, option in self.loose_words.items() if all(any(_same_word(w, o) for o in option) for w in content)]
+        return owners[0] if len(owners) == 1 else None
 
     def quoted(self, text: str) -> dict[int, bool]:
         """Options a quoted span of two or more words belongs to, in only one option's text
@@ -575,6 +618,12 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[int
                 hit = options.at(text, pos, short=True)
                 if hit is not None and not re.match(r"\s*(?:[.!،,;؛)\n]|$|(?:است|هست|ست|باشه|باشد|is|because|since|چون|زیرا|چرا\s+که)(?!\w))", text[hit[1] :]):
                     hit = None
+            if hit is None and pos < len(text) and not _NEGATION_WORD.match(text, pos):
+                # the rest of the clause rewording one option: "The answer is removing shoes."
+                clause = re.match(r"[^.!?؟;؛,،:\n]+", text[pos:])
+                if clause and options.texts:
+                    index = options.paraphrase(clause.group(0))
+                    hit = None if index is None else (index, pos + clause.end())
             if hit is not None:
                 label = hit
         if label is not None:
@@ -863,7 +912,11 @@ def read_option(
         return None
 
     found = matcher.found(text)
-    for extra in (matcher.quoted(text), matcher.phrases(text)):  # "the 'Would you perhaps enjoy a slice' one"
+    # a run of an option's words inside a longer reply ("Reza should insist on paying"); a reply of a
+    # few words is an option only as the paraphrase rule reads it ("standing up when guests enter" is
+    # no option "Standing up when elders enter": one of its words is no option's)
+    phrases = matcher.phrases(text) if len(_loose(text).split()) > _PARAPHRASE_MAX else {}
+    for extra in (matcher.quoted(text), phrases):  # "the 'Would you perhaps enjoy a slice' one"
         for index, rejected in extra.items():
             found[index] = found.get(index, False) or rejected
     texts = {index for index, rejected in found.items() if not rejected} - excluded

@@ -168,6 +168,11 @@ def test_the_answer_after_an_echoed_instruction_still_counts():
 DISH_FA = ["قیمه", "قورمه‌سبزی", "شله‌زرد", "آش رشته"]
 DISH_EN = ["Gheymeh", "Ghormeh sabzi", "Sholeh zard", "Ash reshteh"]
 HAFTSIN_FA = ["سمنو", "سبزه", "سکه", "سنجد"]
+CUSTOMS_EN = ["Taarof", "Kissing on the cheeks three times", "Removing shoes at the door", "Standing up when elders enter"]
+CUSTOMS_FA = ["تعارف", "سه بار روبوسی کردن", "درآوردن کفش دم در", "بلند شدن وقتی بزرگترها وارد می‌شوند"]
+# Options that share most of their words: a shortened reply naming the shared words names none.
+SHARED_EN = ["Kissing on the cheeks three times", "Kissing on the cheeks twice", "Removing shoes at the door", "Removing hats indoors"]
+SHARED_FA = ["سه بار روبوسی کردن", "دو بار روبوسی کردن", "درآوردن کفش دم در", "درآوردن کلاه در خانه"]
 
 COLLOQUIAL_CUE_CASES = [
     # ---- 1. colloquial cues with a possessive or copula: جوابش / پاسخش / جوابم, باشه / هست / ـه
@@ -214,6 +219,8 @@ ATTACHED_COPULA_CASES = [
     ("سبزه‌ها", HAFTSIN_FA, "B"),
     ("سبزه‌هاست", HAFTSIN_FA, "B"),
     ("احتمالاً سبزه‌ست", HAFTSIN_FA, "B"),
+    ("سمنوست", HAFTSIN_FA, "A"),  # ـست joined after a vowel
+    ("دوست دارم", ["دو", "سه", "چهار", "پنج"], None),  # «دوست» is no «دو» + ـست (two letters)
     # a shortened option text (one word of "خورشت قیمه", "کباب کوبیده") with the copula attached
     ("قیمه‌ست", FOOD_FA, "B"),
     ("احتمالاً قیمه‌ست", FOOD_FA, "B"),
@@ -232,6 +239,36 @@ ATTACHED_COPULA_CASES = [
     ("Probably gheymeh or sholeh zard.", DISH_EN, None),
     ("احتمالاً قیمه‌ست، شاید هم رشته", FOOD_FA, None),
     ("فکر کنم قیمه یا کباب باشه", FOOD_FA, None),
+]
+
+SHORT_TEXT_CASES = [
+    # ---- 3. a short reply that is a shortened or lightly paraphrased form of exactly one option's text
+    ("removing shoes", CUSTOMS_EN, "C"),
+    ("kissing on the cheeks", CUSTOMS_EN, "B"),
+    ("standing up for elders", CUSTOMS_EN, "D"),
+    ("Removing shoes.", CUSTOMS_EN, "C"),
+    ("shoes at the door", CUSTOMS_EN, "C"),
+    ("The answer is removing shoes.", CUSTOMS_EN, "C"),
+    ("probably removing shoes", CUSTOMS_EN, "C"),
+    ("removing shoes", SHARED_EN, "C"),  # "shoes" is C's alone
+    ("درآوردن کفش", CUSTOMS_FA, "C"),
+    ("بلند شدن برای بزرگترها", CUSTOMS_FA, "D"),
+    ("پاسخ: درآوردن کفش", CUSTOMS_FA, "C"),
+    ("درآوردن کفش", SHARED_FA, "C"),
+    # near-misses: the words fit two options, two options named, a negation, words of no option
+    ("kissing on the cheeks", SHARED_EN, None),
+    ("removing", SHARED_EN, None),
+    ("kissing", SHARED_EN, None),
+    ("removing shoes or taarof", CUSTOMS_EN, None),
+    ("not removing shoes", CUSTOMS_EN, None),
+    ("standing up when guests enter", CUSTOMS_EN, None),
+    ("removing shoes is rude", CUSTOMS_EN, None),
+    ("روبوسی کردن", SHARED_FA, None),
+    ("درآوردن", SHARED_FA, None),
+    ("درآوردن کفش یا تعارف", CUSTOMS_FA, None),
+    # found while probing the rule (the first was read as C by its first draft): a verb is content
+    ("Removing shoes is not it.", CUSTOMS_EN, None),
+    ("up", CUSTOMS_EN, None),  # one short word is a shortened option only as before (3+ letters, its own)
 ]
 
 NUMBER_CUE_CASES = [
@@ -281,8 +318,8 @@ PICK_FIVE_CASES = [
 
 @pytest.mark.parametrize(
     "reply, options, expected",
-    COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + NUMBER_CUE_CASES,
-    ids=[repr(c[0])[:40] for c in COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + NUMBER_CUE_CASES],
+    COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES,
+    ids=[repr(c[0])[:40] for c in COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES],
 )
 def test_held_out_option_forms(reply, options, expected):
     assert extract_choice(reply, options) == expected
