@@ -213,9 +213,17 @@ class _Space:
         if token.isdigit() and len(token) == 1:
             return int(token) - 1 if 1 <= int(token) <= self.count else None
         if ordinal_ok:
-            index = _ORDINAL_INDEX.get(token.lower())
+            index = _ORDINAL_INDEX.get(_colloquial_ordinal(token.lower()))
             return index if index is not None and index < self.count else None
         return None
+
+
+def _colloquial_ordinal(word: str) -> str:
+    """«سومه» ("it's the third") -> «سوم»: the colloquial copula on a Persian ordinal (not «اولیه», "initial")."""
+    return word[:-1] if word.endswith("ه") and word[:-1] in _COPULA_ORDINALS else word
+
+
+_COPULA_ORDINALS = frozenset("دوم سوم چهارم پنجم دومی سومی چهارمی پنجمی".split())
 
 
 @lru_cache(maxsize=None)
@@ -239,13 +247,15 @@ _CHOICE_CUES = re.compile(
     r"""(?<!\w)(?:
         final\s+answer | (?:correct|right|best|ideal|(?:most\s+)?(?:culturally\s+)?(?:appropriate|suitable|fitting))\s+(?:answer|option|choice|one|response|reply|fit|match|pick|number)
       | (?:the\s+|my\s+)number(?=\s+(?:is|would\s+be|should\s+be|must\s+be)(?!\w)|\s*[:：=]) | (?:pick|choice|selection|number)(?=\s*[:：])
-      | (?:the\s+|my\s+)?answer | i(?:\s+would|\s+will|'d|’d|['’]ll)?(?:\s+(?:definitely|probably|personally))?\s+(?:choose|pick|select|go\s+with|say|opt\s+for|recommend)
+      | (?:the\s+|my\s+)?answer(?:['’]s)? | i(?:\s+would|\s+will|'d|’d|['’]ll)?(?:\s+(?:definitely|probably|personally))?\s+(?:choose|pick|select|go\s+(?:with|for)|say|opt\s+for|recommend)
+      | my\s+(?:best\s+)?guess | i\s+(?:reckon|suppose)
       | (?:my|the)\s+(?:final\s+)?(?:choice|pick|selection) | selected | chosen | going\s+with
       | i\s+(?:think|believe|guess) | actually | on\s+(?:second|further)\s+thought | correction
       | it\s+(?:is|must\s+be|would\s+be|has\s+to\s+be|should\s+be)|it['’]s
       | پاسخ(?:ش|م)? | جواب(?:ش|م)? | (?:گزینه|شماره|عدد)\s+(?:ی\s+)?(?:صحیح|درست|مناسب|مورد\s+نظر|نهایی) | انتخاب(?:م|\s+(?:من|نهایی))
       | بنابراین | در\s+نتیجه | پس | من\s+گزینه | در\s+واقع | به\s+نظر(?:م|\s+من) | به\s+گمان(?:م|\s+من)
-      | (?:من\s+)?(?:فکر|گمان|حدس)\s+(?:کنم|می\s*کنم|میکنم|می\s*زنم|میزنم)
+      | (?:من\s+)?(?:فکر|فک|گمان|حدس)\s+(?:کنم|می\s*کنم|میکنم|می\s*زنم|میزنم) | گمونم | (?:من\s+)?(?:میگم|می\s+گم|می\s+گویم)
+      | به\s+نظر\s+(?:می\s*رسد|می\s*رسه|میاد|می\s*آید)
       | (?:so|thus|hence|therefore|overall|ultimately|finally|in\s+conclusion)(?=\s*[,:]?\s*(?:(?:response|option|choice|number)\s*\#?\s*[1-9A-D]|\#|[1-9](?!\w)|\(?[A-D]\)))
       | (?:the\s+)?best(?=\s+(?:is|would\s+be|here\s+is)(?!\w))
     )(?!\w)""",
@@ -258,7 +268,8 @@ _NEGATION_BEFORE = re.compile(r"(?:not|n't|نیست|نه)[^.!?؟\n]{0,30}$", re.
 _CHOICE_FILLER = re.compile(
     r"""(?:is|was|would|will|should|be|the|an?|then|therefore|thus|so|definitely|clearly|probably|likely|most|
         surely|correct|right|option|choice|response|reply|letter|number|final|here|go|with|to|this|question|for
-      | است|هست|گزینه|ی|همان|یعنی|شماره|مورد|درست|صحیح|نهایی|من|را|سوال|این|به|نظر|می رسد|قطعا|احتمالا|میشه|می شه|می شود)(?!\w)""",
+      | است|هست|هستش|گزینه|ی|همان|یعنی|شماره|مورد|درست|صحیح|درستش|صحیحش|نهایی|من|را|سوال|این|به|نظر|قطعا|احتمالا
+      | می\s*رسد|می\s*رسه|میاد|می\s*آید|میشه|می\s+شه|می\s+شود)(?!\w)""",
     re.X | re.I,
 )
 _NEGATION_WORD = re.compile(r"(?:not|نه|never)(?!\w)", re.I)
@@ -328,7 +339,7 @@ def _label_at(
         return None
     kind = m.lastgroup
     token = m.group(kind)
-    if kind == "ordinal" and not (after_option_word or after_cue and token.lower() in _TRUE_ORDINALS):
+    if kind == "ordinal" and not (after_option_word or after_cue and _colloquial_ordinal(token.lower()) in _TRUE_ORDINALS):
         return None
     if kind == "ordnum":
         if not (after_cue or after_option_word):

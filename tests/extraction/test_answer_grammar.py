@@ -289,6 +289,46 @@ NUMBER_CUE_CASES = [
     ("The number 3 appears twice in the story.", FOOD_EN, None),
 ]
 
+# Wider variants of classes 1 and 4 (colloquial spellings, ordinals with the copula, more English cues).
+WIDER_CUE_CASES = [
+    ("جواب درستش ۳ه", FOOD_FA, "C"),
+    ("فکر کنم گزینه ۳ باشه", FOOD_FA, "C"),
+    ("به نظرم گزینه‌ی دوم", FOOD_FA, "B"),
+    ("جوابش گزینه سومه", FOOD_FA, "C"),
+    ("پاسخش می‌شه ۲", FOOD_FA, "B"),
+    ("فکر کنم جوابش ۳ باشه ولی مطمئن نیستم", FOOD_FA, "C"),  # unsure of one option, not between two
+    ("به نظر میاد ۲ باشه", FOOD_FA, "B"),
+    ("به نظر می‌رسه جوابش ۴ باشه", FOOD_FA, "D"),
+    ("گمونم ۲", FOOD_FA, "B"),
+    ("فک کنم ۳", FOOD_FA, "C"),
+    ("جواب من ۳ه", FOOD_FA, "C"),
+    ("من میگم ۲", FOOD_FA, "B"),
+    ("انتخابم ۲ـه", FOOD_FA, "B"),
+    ("فکر کنم سومی باشه", FOOD_FA, "C"),
+    ("جوابش ۳ هستش", FOOD_FA, "C"),
+    ("پاسخ اولیه من ۲ بود ولی حالا فکر می‌کنم ۳ درسته", FOOD_FA, "C"),  # «اولیه» ("initial") is no ordinal
+    ("I think the answer's 3", FOOD_EN, "C"),
+    ("I'd say it's 4", FOOD_EN, "D"),
+    ("I reckon 2", FOOD_EN, "B"),
+    ("My guess is 3", FOOD_EN, "C"),
+    ("My guess: 4", FOOD_EN, "D"),
+    ("I'd go for 2", FOOD_EN, "B"),
+    ("The number would be 2", FOOD_EN, "B"),
+    ("Correct number: 4", FOOD_EN, "D"),
+    ("Number: 3", FOOD_EN, "C"),
+    ("My pick: 2", FOOD_EN, "B"),
+    ("Selection: 1", FOOD_EN, "A"),
+    # near-misses
+    ("فکر کنم ۲ تا ۳ ساعت طول بکشه", FOOD_FA, None),
+    ("به نظرم جوابش ۲ یا شاید ۳ باشه", FOOD_FA, None),
+    ("من میگم ۲ نفر اومدن", FOOD_FA, None),
+    ("گزینه اولیه", FOOD_FA, None),
+    ("I think 2 people", FOOD_EN, None),
+    ("My guess is 2 or 3", FOOD_EN, None),
+    ("The number of dishes is 4", FOOD_EN, None),
+    ("Pick 2 or 3", FOOD_EN, None),
+]
+
 # CAC picks of 5 in each form above (the corpus has almost none), and their near-misses.
 PICK_FIVE_CASES = [
     ("فکر کنم جوابم ۵ باشه", 5),
@@ -300,6 +340,10 @@ PICK_FIVE_CASES = [
     ("The right number: 5", 5),
     ("My pick is 5", 5),
     ("Pick: 5", 5),
+    ("My guess is 5", 5),
+    ("گمونم ۵", 5),
+    ("جواب درستش ۵ه", 5),
+    ("جوابش گزینه پنجمه", 5),
     ("انتخاب من: ۵", 5),
     ("you may have a slice", 5),
     ("may have a slice if you'd like", 5),
@@ -318,8 +362,8 @@ PICK_FIVE_CASES = [
 
 @pytest.mark.parametrize(
     "reply, options, expected",
-    COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES,
-    ids=[repr(c[0])[:40] for c in COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES],
+    COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES,
+    ids=[repr(c[0])[:40] for c in COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES],
 )
 def test_held_out_option_forms(reply, options, expected):
     assert extract_choice(reply, options) == expected
