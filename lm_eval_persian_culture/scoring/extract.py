@@ -800,6 +800,42 @@ def _concluded(sentences: list[str], options: "_OptionMatcher", excluded: set[in
     return None
 
 
+# An alternative offered beside the answer: "2. Or maybe 3.", «۲. شاید هم ۳», "I think 2. Could also be 3."
+_ALTERNATIVE = re.compile(
+    r"(?<!\w)(?:or\s+(?:maybe|perhaps|possibly)|maybe|perhaps|possibly|(?:it\s+)?(?:could|might|may)\s+(?:also|even)\s+be"
+    r"|یا\s+شاید|شاید\s+هم|شاید|یا\s+هم)(?!\w)",
+    re.I,
+)
+_CONCEDED_AFTER = re.compile(r"[^.!?؟\n]*?(?<!\w)(?:but|however|though\s+(?!\W*$)|اما|ولی|ولیکن)(?!\w)", re.I)
+
+
+_ALSO_LABEL = re.compile(r"\s*(?:(?:option|choice|response|گزینه)\s*)?([1-9])\s*(?=(?:though|too|also|as\s+well|instead|هم)(?!\w))", re.I)
+
+
+def _alternatives(text: str, options: "_OptionMatcher") -> list[tuple[int, int]]:
+    """(position, option) of each option offered as an alternative ("or maybe 3", «شاید هم ۳»),
+    not negated ("or maybe not") and not conceded ("maybe 1 is tempting, but ...")."""
+    found = []
+    for m in _ALTERNATIVE.finditer(text):
+        got = _choice_after_cue(text, m.end(), options)
+        if got is None:  # "maybe 3 though", «شاید ۳ هم»: a digit the word after makes an alternative
+            also = _ALSO_LABEL.match(text, m.end())
+            value = options.space.value(also.group(1), ordinal_ok=False) if also else None
+            got = None if value is None else (value, also.end(), False)
+        if got is None:
+            continue
+        label, end, negated = got
+        if negated or _negated_after(text, end) or _CONCEDED_AFTER.match(text, end):
+            continue
+        found.append((m.start(), label))
+    return found
+
+
+def _hedged_later(alternatives: list[tuple[int, int]], answer: int, pos: int) -> bool:
+    """Is another option offered as an alternative after the answer read at ``pos``?"""
+    return any(q > pos and label != answer for q, label in alternatives)
+
+
 def _numbered_lines(text: str) -> int:
     return sum(1 for line in text.split("\n") if _LIST_LINE.match(line))
 
@@ -872,14 +908,15 @@ def read_option(
                 statements.append((m.start(), value, False, _hedged_after(text, m.end(), value, matcher) or bool(
                     re.search(r"(?:either|between|both|یا)\s*(?:\S+\s+){0,2}$", text[max(0, m.start() - 25) : m.start()], re.I))))  # fmt: skip
 
+    alternatives = _alternatives(text, matcher)
     excluded: set[int] = set()
-    for _, label, negated, hedged in sorted(statements, key=lambda s: s[0], reverse=True):
+    for at, label, negated, hedged in sorted(statements, key=lambda s: s[0], reverse=True):
         if hedged:
             return None
         if negated:
             excluded.add(label)
         elif label not in excluded:
-            return label
+            return None if _hedged_later(alternatives, label, at) else label
 
     if _REFUSAL.search(text):  # "..., so I can't choose between these options"
         return None
@@ -899,11 +936,11 @@ def read_option(
             first_line = text.split("\n", 1)[0]
             if first_line != sentences[0]:
                 lead = _answer_line(first_line, matcher, lead=True)
-        for line in (tail, lead):
+        for line, at in ((tail, text.rfind(sentences[-1])), (lead, 0)):
             if line == _HEDGE:
                 return None
             if line is not None and line not in excluded:
-                return line
+                return None if _hedged_later(alternatives, line, at) else line
 
     # the concluding sentence names one option ("The story therefore describes Chaharshanbe Suri.")
     concluded = _concluded(sentences, matcher, excluded)

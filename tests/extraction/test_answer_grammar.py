@@ -329,6 +329,27 @@ WIDER_CUE_CASES = [
     ("Pick 2 or 3", FOOD_EN, None),
 ]
 
+# An alternative offered after the answer is a hedge between two options; one weighed before the answer
+# (or conceded) is not.
+ALTERNATIVE_CASES = [
+    ("2. Or maybe 3.", FOOD_EN, None),
+    ("Answer: 2. Or maybe 3?", FOOD_EN, None),
+    ("۲. شاید هم ۳.", FOOD_FA, None),
+    ("۲. یا شاید ۳.", FOOD_FA, None),
+    ("Ghormeh sabzi. Or perhaps gheymeh.", FOOD_EN, None),
+    ("The answer is 2. Maybe 3 though.", FOOD_EN, None),
+    ("پاسخ: ۲. البته شاید ۳ هم باشه.", FOOD_FA, None),
+    ("I think 2. Could also be 3.", FOOD_EN, None),
+    ("Taarof. Or maybe kissing on the cheeks.", CUSTOMS_EN, None),
+    # the answer stands
+    ("Maybe 1? The story mentions nazri, so 2.", FOOD_EN, "B"),
+    ("شاید ۱؟ نه، نذری قیمه است، پس ۲.", FOOD_FA, "B"),
+    ("2. Or maybe not.", FOOD_EN, "B"),
+    ("2. Maybe 1 is tempting, but the story is about nazri.", FOOD_EN, "B"),
+    ("Answer: 2. Maybe 2 people cook it.", FOOD_EN, "B"),
+    ("The answer is 2, maybe 2.", FOOD_EN, "B"),
+]
+
 # CAC picks of 5 in each form above (the corpus has almost none), and their near-misses.
 PICK_FIVE_CASES = [
     ("فکر کنم جوابم ۵ باشه", 5),
@@ -357,13 +378,15 @@ PICK_FIVE_CASES = [
     ("a slice", None),
     ("The number is 5 or 4.", None),
     ("My pick is 6", None),
+    ("5. Or maybe 4.", None),
+    ("پاسخ: ۵. شاید هم ۴.", None),
 ]
 
 
 @pytest.mark.parametrize(
     "reply, options, expected",
-    COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES,
-    ids=[repr(c[0])[:40] for c in COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES],
+    COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES + ALTERNATIVE_CASES,
+    ids=[repr(c[0])[:40] for c in COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES + ALTERNATIVE_CASES],
 )
 def test_held_out_option_forms(reply, options, expected):
     assert extract_choice(reply, options) == expected
