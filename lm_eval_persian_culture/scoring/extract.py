@@ -382,10 +382,11 @@ _PARAPHRASE_BLOCK = frozenset(
     "or either nor not no never without except unlike rather instead than but both neither none "
     "یا نه بدون جز غیر بلکه اما ولی هیچ".split()
 )
-# English verbs stay content words ("Removing shoes is not it" rewords no option).
+# English verbs stay content words ("Removing shoes is not it" rewords no option), and so do words
+# that set options apart ("before"/"after", «جلوی»/«پشت»).
 _PARAPHRASE_STOP = (_STOPWORDS - {"is", "are", "was", "be"}) | frozenset(
-    "when if it s probably likely one option response choice reply "
-    "احتمالا رو هست ست باشه باشد گزینه".split()
+    "when if it s probably likely one option response choice reply your my our "
+    "احتمالا رو هست ست باشه باشد گزینه وقتی موقع هنگام".split()
 )
 
 
@@ -669,7 +670,7 @@ _REFUSAL = re.compile(
 _RETRACTION = re.compile(r"(?:no|nope|hmm+|wait|sorry|oops|نه|نخیر|ببخشید)\s*[,:،؛!\-–—.]+\s*", re.I)
 _HEDGE = -1
 _LEADING_CONNECTIVE = re.compile(
-    r"^(?:(?:so|thus|hence|therefore|definitely|def|surely|certainly|clearly|obviously|probably|پس|بنابراین|قطعا|حتما|مسلما|احتمالا)\s*[,:،]?\s+)+",
+    r"^(?:(?:so|thus|hence|therefore|definitely|def|surely|certainly|clearly|obviously|probably|(?:most\s+)?likely|پس|بنابراین|قطعا|حتما|مسلما|احتمالا)\s*[,:،]?\s+)+",
     re.I,
 )
 _TRAILING_ADVERB = re.compile(r"\s*[,،]?\s*(?:definitely|for\s+sure|of\s+course|obviously|قطعا|حتما|مسلما|البته|دیگه)[\s.!]*$", re.I)

@@ -219,6 +219,13 @@ ATTACHED_COPULA_CASES = [
     ("سبزه‌ها", HAFTSIN_FA, "B"),
     ("سبزه‌هاست", HAFTSIN_FA, "B"),
     ("احتمالاً سبزه‌ست", HAFTSIN_FA, "B"),
+    ("اناره", ["پرتقال", "سیب", "انار", "گلابی"], "C"),
+    ("جوابش اناره", ["پرتقال", "سیب", "انار", "گلابی"], "C"),
+    ("انار نیست، سیبه", ["پرتقال", "سیب", "انار", "گلابی"], "B"),
+    ("سیبه یا اناره", ["پرتقال", "سیب", "انار", "گلابی"], None),
+    ("یلداست", ["چهارشنبه‌سوری", "سیزده‌به‌در", "شب یلدا", "نوروز"], "C"),
+    ("سیزده‌به‌دره", ["چهارشنبه‌سوری", "سیزده‌به‌در", "شب یلدا", "نوروز"], "B"),
+    ("احتمالاً نوروزه", ["چهارشنبه‌سوری", "سیزده‌به‌در", "شب یلدا", "نوروز"], "D"),
     ("سمنوست", HAFTSIN_FA, "A"),  # ـست joined after a vowel
     ("دوست دارم", ["دو", "سه", "چهار", "پنج"], None),  # «دوست» is no «دو» + ـست (two letters)
     # a shortened option text (one word of "خورشت قیمه", "کباب کوبیده") with the copula attached
@@ -266,6 +273,17 @@ SHORT_TEXT_CASES = [
     ("روبوسی کردن", SHARED_FA, None),
     ("درآوردن", SHARED_FA, None),
     ("درآوردن کفش یا تعارف", CUSTOMS_FA, None),
+    ("Most likely removing shoes", CUSTOMS_EN, "C"),
+    ("Removing your shoes at the door.", CUSTOMS_EN, "C"),
+    ("I guess removing shoes", CUSTOMS_EN, "C"),
+    ("kissing cheeks", CUSTOMS_EN, "B"),
+    ("کفش‌ها رو درآوردن", CUSTOMS_FA, "C"),
+    ("احتمالاً درآوردن کفش", CUSTOMS_FA, "C"),
+    ("taking off shoes", CUSTOMS_EN, None),  # "taking", "off": no option's words
+    # words that set options apart are content words: "after" is no "before", «جلوی» no «پشت»
+    ("eating after guests", ["Eating before the guests", "Serving tea after dinner", "Pouring water", "Removing shoes"], None),
+    ("eating before guests", ["Eating before the guests", "Serving tea after dinner", "Pouring water", "Removing shoes"], "A"),
+    ("جلوی بزرگترها ایستادن", ["پشت سر بزرگترها ایستادن", "چای ریختن", "آب ریختن", "کفش درآوردن"], None),
     # found while probing the rule (the first was read as C by its first draft): a verb is content
     ("Removing shoes is not it.", CUSTOMS_EN, None),
     ("up", CUSTOMS_EN, None),  # one short word is a shortened option only as before (3+ letters, its own)
