@@ -669,6 +669,13 @@ _REFUSAL = re.compile(
 )
 _RETRACTION = re.compile(r"(?:no|nope|hmm+|wait|sorry|oops|نه|نخیر|ببخشید)\s*[,:،؛!\-–—.]+\s*", re.I)
 _HEDGE = -1
+# A statement taken back: "wait", "sorry", «ببخشید» (with or without "no"); a bare "no," / «نه،» only
+# where another answer follows ("Answer: 2. No, 1 is too pushy" elaborates, it takes nothing back).
+_RETRACTION_AFTER = re.compile(
+    r"(?:^|(?<=[\s.!?…,،;؛—–\-]))(?:(?:no|nope|نه|نخیر)\s*[,،!.—–\-]?\s*)?(?P<strong>wait|sorry|oops|ببخشید|صبر\s+کن)\s*[,،.!—–\-:]+(?:\s*(?:no|nope|نه)\s*[,،.!—–\-:]+)?"
+    r"|(?:^|(?<=[\s.!?…,،;؛—–\-]))(?P<weak>no|nope|نه|نخیر)\s*[,،!—–\-]",
+    re.I,
+)
 _LEADING_CONNECTIVE = re.compile(
     r"^(?:(?:so|thus|hence|therefore|definitely|def|surely|certainly|clearly|obviously|probably|(?:most\s+)?likely|پس|بنابراین|قطعا|حتما|مسلما|احتمالا)\s*[,:،]?\s+)+",
     re.I,
@@ -801,10 +808,11 @@ def _concluded(sentences: list[str], options: "_OptionMatcher", excluded: set[in
     return None
 
 
-# An alternative offered beside the answer: "2. Or maybe 3.", «۲. شاید هم ۳», "I think 2. Could also be 3."
+# An alternative offered instead of the answer: "2. Or maybe 3.", «۲. شاید هم ۳» (the corpus reads «فکر کنم جن
+# باشه... شاید هم روح نیاکان» as no answer); one only "also possible" leaves it ("I think it's C, but B is also
+# possible" is C there).
 _ALTERNATIVE = re.compile(
-    r"(?<!\w)(?:or\s+(?:maybe|perhaps|possibly)|maybe|perhaps|possibly|(?:it\s+)?(?:could|might|may)\s+(?:also|even)\s+be"
-    r"|یا\s+شاید|شاید\s+هم|شاید|یا\s+هم)(?!\w)",
+    r"(?<!\w)(?:or\s+(?:maybe|perhaps|possibly)|maybe|perhaps|possibly|یا\s+شاید|شاید\s+هم|شاید|یا\s+هم)(?!\w)",
     re.I,
 )
 _CONCEDED_AFTER = re.compile(r"[^.!?؟\n]*?(?<!\w)(?:but|however|though\s+(?!\W*$)|اما|ولی|ولیکن)(?!\w)", re.I)
@@ -830,6 +838,35 @@ def _alternatives(text: str, options: "_OptionMatcher") -> list[tuple[int, int]]
             continue
         found.append((m.start(), label))
     return found
+
+
+_ALSO = re.compile(r"(?<!\w)(?:also|too|as\s+well|could|might|may|هم|نیز|ممکن)(?!\w)", re.I)
+
+
+def _conceded_to(text: str, end: int, label: int, options: "_OptionMatcher") -> bool:
+    """Does the sentence of a statement go on "but/however/اما/ولی" to name another option (not
+    rejected, not only "also possible")? Then the statement is conceded ("I think X is what most
+    expect, but in this story ... option 1"); not by "but 1 is too pushy", "but only in the north",
+    "but B is also possible" (the corpus reads the stated option there)."""
+    but = _CONCEDED_AFTER.match(text, end)
+    if not but:
+        return False
+    stop = re.compile(r"[.!?؟\n]").search(text, but.end())
+    after = text[but.end() : stop.start() if stop else len(text)]
+    space = options.space
+    named = set()
+    for m in space.mention.finditer(after):
+        value = space.value(m.group(m.lastgroup), ordinal_ok=m.lastgroup in ("t", "u"))
+        if value is not None and not _negated_after(after, m.end()) and not _REJECTED_BEFORE.search(after[max(0, m.start() - 25) : m.start()]):
+            named.add(value)
+    for m in re.finditer(rf"(?<![\w.]){space.body}(?!\w|[.,]\d)", after):
+        got = _label_at(after, m.start(), options, after_option_word=False, after_cue=True)
+        if got and not _negated_after(after, got[1]) and not _REJECTED_BEFORE.search(after[max(0, m.start() - 25) : m.start()]):
+            named.add(got[0])
+    named |= {i for i, rejected in options.found(after).items() if not rejected}
+    if not named - {label}:
+        return False
+    return not _ALSO.search(after)
 
 
 def _hedged_later(alternatives: list[tuple[int, int]], answer: int, pos: int) -> bool:
@@ -870,8 +907,8 @@ def read_option(
     if _EQUALLY.search(text) or _UNSURE.search(text):  # "2, though 3 could work just as well": none chosen
         return None
 
-    # 1. answer statements: (position, label, negated, hedged); the last one standing wins
-    statements: list[tuple[int, int, bool, bool]] = []
+    # 1. answer statements: (position, label, negated, hedged, end); the last one standing wins
+    statements: list[tuple[int, int, bool, bool, int]] = []
     cues = list(_CHOICE_CUES.finditer(text))
     cues += [c for c in _CORRECTION_CUES.finditer(text) if _NEGATION_BEFORE.search(text[max(0, c.start() - 40) : c.start()])]
     for cue in cues:
@@ -882,7 +919,7 @@ def read_option(
             continue
         label, end, negated = found
         negated = negated or _negated_after(text, end)
-        statements.append((cue.start(), label, negated, not negated and _hedged_after(text, end, label, matcher)))
+        statements.append((cue.start(), label, negated, not negated and _hedged_after(text, end, label, matcher), end))
 
     mentions: list[tuple[int, int, bool, bool]] = []  # (position, label, rejected, hedged)
     for m in space.mention.finditer(text):
@@ -898,7 +935,7 @@ def read_option(
             or bool(_REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]))
         )
         if _ASSERTED.match(text, m.end()) and not _REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]):
-            statements.append((m.start(), value, negated, False))
+            statements.append((m.start(), value, negated, False, m.end()))
         else:
             mentions.append((m.start(), value, negated, not negated and _hedged_after(text, m.end(), value, matcher)))
     # A bare label followed by an assertion ("C is correct", "3 fits best", «ج درست است»).
@@ -907,17 +944,33 @@ def read_option(
             value = space.value(m.group(0), ordinal_ok=False)
             if value is not None and not _negated_after(text, m.end()) and not _REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]):  # fmt: skip
                 statements.append((m.start(), value, False, _hedged_after(text, m.end(), value, matcher) or bool(
-                    re.search(r"(?:either|between|both|یا)\s*(?:\S+\s+){0,2}$", text[max(0, m.start() - 25) : m.start()], re.I))))  # fmt: skip
+                    re.search(r"(?:either|between|both|یا)\s*(?:\S+\s+){0,2}$", text[max(0, m.start() - 25) : m.start()], re.I)), m.end()))  # fmt: skip
 
     alternatives = _alternatives(text, matcher)
+    verdicts = _verdict_list(text, space)
     excluded: set[int] = set()
-    for at, label, negated, hedged in sorted(statements, key=lambda s: s[0], reverse=True):
+    for at, label, negated, hedged, end in sorted(statements, key=lambda s: s[0], reverse=True):
         if hedged:
             return None
         if negated:
             excluded.add(label)
         elif label not in excluded:
-            return None if _hedged_later(alternatives, label, at) else label
+            if _hedged_later(alternatives, label, at) or verdicts not in (None, label):
+                return None  # "2. Or maybe 3."; "Answer: 1) ... - no / 2) ... - yes"
+            if _conceded_to(text, end, label, matcher):
+                continue  # "I think X is what most expect, but in this story ... option 1"
+            # taken back after it ("I think 3... no wait, 2.", «فکر کنم ۳... نه، ...؛ ۲»): what follows decides
+            retraction = _RETRACTION_AFTER.search(text, end)
+            if retraction:
+                rest = text[retraction.end() :]
+                then = read_option(rest, options, count=count, letters=letters)
+                last = [s for s in _SENTENCE_SPLIT.split(rest) if s.strip()][-1:]
+                if then is None and last:  # the reply's last line: "..., it's the nazri dish: 2."
+                    then = _answer_line(last[0], matcher, tail=True)
+                    then = None if then == _HEDGE else then
+                if retraction.group("strong") or then not in (None, label):
+                    return then
+            return label
 
     if _REFUSAL.search(text):  # "..., so I can't choose between these options"
         return None

@@ -357,7 +357,6 @@ ALTERNATIVE_CASES = [
     ("Ghormeh sabzi. Or perhaps gheymeh.", FOOD_EN, None),
     ("The answer is 2. Maybe 3 though.", FOOD_EN, None),
     ("پاسخ: ۲. البته شاید ۳ هم باشه.", FOOD_FA, None),
-    ("I think 2. Could also be 3.", FOOD_EN, None),
     ("Taarof. Or maybe kissing on the cheeks.", CUSTOMS_EN, None),
     # the answer stands
     ("Maybe 1? The story mentions nazri, so 2.", FOOD_EN, "B"),
@@ -366,6 +365,37 @@ ALTERNATIVE_CASES = [
     ("2. Maybe 1 is tempting, but the story is about nazri.", FOOD_EN, "B"),
     ("Answer: 2. Maybe 2 people cook it.", FOOD_EN, "B"),
     ("The answer is 2, maybe 2.", FOOD_EN, "B"),
+]
+
+# A statement the reply then takes back: what follows the retraction decides (nothing: no answer).
+RETRACTION_CASES = [
+    ("I think 3... no wait, 2.", FOOD_EN, "B"),
+    ("Answer: 3. Wait, no — 2.", FOOD_EN, "B"),
+    ("The answer is 3... no, sorry, it's the nazri dish: 2.", FOOD_EN, "B"),
+    ("فکر کنم ۳... نه، قیمه نذریه؛ ۲.", FOOD_FA, "B"),
+    ("پاسخ: ۳. ببخشید، ۲.", FOOD_FA, "B"),
+    ("I think 3... no, wait.", FOOD_EN, None),
+    # "no" that elaborates, not retracts: the answer stands
+    ("Answer: 2. No, 1 is too pushy.", FOOD_EN, "B"),
+    ("پاسخ: ۲. نه، ۱ درست نیست.", FOOD_FA, "B"),
+    ("The answer is 2. No doubt about it.", FOOD_EN, "B"),
+    ("Answer: 2. You'd wait for the nazri.", FOOD_EN, "B"),
+]
+
+# A stated option conceded in favour of another in the same sentence ("X is what most expect, but ...
+# option 1"), and a statement a per-option verdict list contradicts.
+GESTURE_EN = ["Placing the hand on the chest", "Cheek kissing", "Shaking hands", "Nodding"]
+GESTURE_FA = ["گذاشتن دست روی سینه", "روبوسی", "دست دادن", "سر تکان دادن"]
+CONCEDED_CASES = [
+    ("I think shaking hands is what most people would expect, but in this story the gesture is the hand on the chest - option 1.", GESTURE_EN, "A"),
+    ("فکر کنم دست دادن چیزی است که بیشتر مردم انتظار دارند، اما در این داستان دست روی سینه است - گزینه ۱.", GESTURE_FA, "A"),
+    ("The answer is 2, but only in the north.", FOOD_EN, "B"),
+    # a second option only "also possible" leaves the stated one: the corpus labels "I think it's C, but B
+    # is also possible." as C (these two were first written as no answer; the independent labels decide)
+    ("The answer is 2, but 3 is also plausible.", FOOD_EN, "B"),
+    ("I think 2. Could also be 3.", FOOD_EN, "B"),
+    ("فکر کنم ۱) قورمه‌سبزی: نه\n۲) خورشت قیمه: بله\n۳) کباب کوبیده: نه\n۴) آش رشته: نه", FOOD_FA, None),
+    ("Answer: 1) Ghormeh sabzi - no\n2) Khoresht gheymeh - yes\n3) Kabab koobideh - no\n4) Ash reshteh - no", FOOD_EN, None),
 ]
 
 # CAC picks of 5 in each form above (the corpus has almost none), and their near-misses.
@@ -396,6 +426,8 @@ PICK_FIVE_CASES = [
     ("a slice", None),
     ("The number is 5 or 4.", None),
     ("My pick is 6", None),
+    ("I think 3... no wait, 5.", 5),
+    ("فکر کنم ۴... نه، ۵.", 5),
     ("5. Or maybe 4.", None),
     ("پاسخ: ۵. شاید هم ۴.", None),
 ]
@@ -403,8 +435,8 @@ PICK_FIVE_CASES = [
 
 @pytest.mark.parametrize(
     "reply, options, expected",
-    COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES + ALTERNATIVE_CASES,
-    ids=[repr(c[0])[:40] for c in COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES + ALTERNATIVE_CASES],
+    COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES + ALTERNATIVE_CASES + RETRACTION_CASES + CONCEDED_CASES,
+    ids=[repr(c[0])[:40] for c in COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES + ALTERNATIVE_CASES + RETRACTION_CASES + CONCEDED_CASES],
 )
 def test_held_out_option_forms(reply, options, expected):
     assert extract_choice(reply, options) == expected
