@@ -393,9 +393,11 @@ _PARAPHRASE_STOP = (_STOPWORDS - {"is", "are", "was", "be"}) | frozenset(
 @lru_cache(maxsize=4096)
 def _same_word(word: str, option_word: str) -> bool:
     """Is ``word`` ``option_word`` or an inflected form of it, or the other way round
-    ("shoe"/"shoes", «بزرگترها»/«بزرگتر»)?"""
+    ("shoe"/"shoes", «بزرگترها»/«بزرگتر»; words of three letters or more: "is" is no plural of "I")?"""
     if word == option_word:
         return True
+    if min(len(word), len(option_word)) < 3:
+        return False
     return bool(re.fullmatch(_word_pattern(option_word, True), word) or re.fullmatch(_word_pattern(word, True), option_word))
 
 

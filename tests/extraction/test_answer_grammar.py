@@ -172,6 +172,13 @@ CUSTOMS_EN = ["Taarof", "Kissing on the cheeks three times", "Removing shoes at 
 CUSTOMS_FA = ["تعارف", "سه بار روبوسی کردن", "درآوردن کفش دم در", "بلند شدن وقتی بزرگترها وارد می‌شوند"]
 # Options that share most of their words: a shortened reply naming the shared words names none.
 SHARED_EN = ["Kissing on the cheeks three times", "Kissing on the cheeks twice", "Removing shoes at the door", "Removing hats indoors"]
+RESPONSES_GROCERIES = [
+    "I would really appreciate it if you could pick up some groceries on your way home.",
+    "It would be great if you could pick up some groceries on your way home.",
+    "Please pick up some groceries on your way home.",
+    "Make sure you pick up some groceries on your way home.",
+    "You need to pick up some groceries on your way home.",
+]
 SHARED_FA = ["سه بار روبوسی کردن", "دو بار روبوسی کردن", "درآوردن کفش دم در", "درآوردن کلاه در خانه"]
 
 COLLOQUIAL_CUE_CASES = [
@@ -287,6 +294,7 @@ SHORT_TEXT_CASES = [
     # found while probing the rule (the first was read as C by its first draft): a verb is content
     ("Removing shoes is not it.", CUSTOMS_EN, None),
     ("up", CUSTOMS_EN, None),  # one short word is a shortened option only as before (3+ letters, its own)
+    ("My pick is", RESPONSES_GROCERIES, None),  # "is" is no plural of response 1's "I"
 ]
 
 NUMBER_CUE_CASES = [
