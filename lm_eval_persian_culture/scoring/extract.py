@@ -376,7 +376,7 @@ _STOPWORDS = frozenset(
 )
 # A short reply rewording one option: at most this many words, none of these (a negation, an
 # alternative, a contrast), and these besides the stop words carry no content ("probably", «رو», "the
-# humility-and-resilience one").
+# humility-and-resilience one", pronouns and auxiliaries: «می شود» rewords no option).
 _PARAPHRASE_MAX = 8
 _PARAPHRASE_BLOCK = frozenset(
     "or either nor not no never without except unlike rather instead than but both neither none "
@@ -385,8 +385,9 @@ _PARAPHRASE_BLOCK = frozenset(
 # English verbs stay content words ("Removing shoes is not it" rewords no option), and so do words
 # that set options apart ("before"/"after", «جلوی»/«پشت»).
 _PARAPHRASE_STOP = (_STOPWORDS - {"is", "are", "was", "be"}) | frozenset(
-    "when if it s probably likely one option response choice reply your my our "
-    "احتمالا رو هست ست باشه باشد گزینه وقتی موقع هنگام".split()
+    "when if it s d ll probably likely one option response choice reply your my our you i we they he she "
+    "would could should will can do does did has had "
+    "احتمالا رو هست ست باشه باشد گزینه وقتی موقع هنگام می شود شد شده بود کند کنید کن من تو او ما شما".split()
 )
 
 
