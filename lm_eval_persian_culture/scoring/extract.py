@@ -385,7 +385,7 @@ _PARAPHRASE_BLOCK = frozenset(
 # English verbs stay content words ("Removing shoes is not it" rewords no option), and so do words
 # that set options apart ("before"/"after", «جلوی»/«پشت»).
 _PARAPHRASE_STOP = (_STOPWORDS - {"is", "are", "was", "be"}) | frozenset(
-    "when if it s d ll probably likely one option response choice reply your my our you i we they he she "
+    "when if it s probably likely one option response choice reply your my our you i we they he she "
     "would could should will can do does did has had "
     "احتمالا رو هست ست باشه باشد گزینه وقتی موقع هنگام می شود شد شده بود کند کنید کن من تو او ما شما".split()
 )
@@ -468,9 +468,11 @@ class _OptionMatcher:
         """The option a short phrase shortens or lightly rewords ("removing shoes", "standing up for
         elders", «درآوردن کفش»): every content word of the phrase (stop words aside, inflections
         allowed) is a word of that option and of no other one's taken together -- the only option
-        holding them all. None for a long phrase, a negation or an alternative ("or", «یا»), a
-        number, or words no option has or that two options share."""
+        holding them all. None for a long phrase, a label ("(D)"), a negation or an alternative ("or",
+        «یا»), a number, or words no option has or that two options share."""
         words = _loose(phrase).split()
+        if self.space.mention.search(phrase):  # "is taarof (D)": the label speaks, not the words
+            return None
         if not words or len(words) > _PARAPHRASE_MAX or any(w in _PARAPHRASE_BLOCK or any(c.isdigit() for c in w) for w in words):
             return None
         content = [w for w in words if w not in _PARAPHRASE_STOP]

@@ -295,6 +295,8 @@ SHORT_TEXT_CASES = [
     ("Removing shoes is not it.", CUSTOMS_EN, None),
     ("up", CUSTOMS_EN, None),  # one short word is a shortened option only as before (3+ letters, its own)
     ("My pick is", RESPONSES_GROCERIES, None),  # "is" is no plural of response 1's "I"
+    ("removing shoes (C)", CUSTOMS_EN, "C"),
+    ("is taarof (D)", ["Taarof", "Kissing", "Removing shoes", "Nodding"], "D"),  # the label, not the words: "(D)" is no stop word
     ("می‌شود.", ["تعارف", "سه بار روبوسی می‌شود", "درآوردن کفش دم در", "بلند شدن"], None),  # grammatical words only
 ]
 
