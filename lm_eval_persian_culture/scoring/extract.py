@@ -736,6 +736,9 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, 
         value = space.value(quoted.group("l"), ordinal_ok=False)
         if value is not None and options.whole(quoted.group("t")) == value:
             return value
+        named = {i for i, rejected in options.found(quoted.group("t"), short=True).items() if not rejected}
+        if value is not None and (named or options.whole(quoted.group("t")) is not None) and value not in named:
+            return _HEDGE  # "Removing shoes at the door (D)": one option's words, another's label
     keyed = _KEYED_LINE.match(s)
     if keyed and (tail or len(keyed.group("key").split()) <= 3) and not re.match(r"(?i)\s*(?:step|مرحله)", keyed.group("key")):
         rest = space.bare_label.match(keyed.group("rest"))

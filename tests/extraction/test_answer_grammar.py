@@ -296,7 +296,11 @@ SHORT_TEXT_CASES = [
     ("up", CUSTOMS_EN, None),  # one short word is a shortened option only as before (3+ letters, its own)
     ("My pick is", RESPONSES_GROCERIES, None),  # "is" is no plural of response 1's "I"
     ("removing shoes (C)", CUSTOMS_EN, "C"),
-    ("is taarof (D)", ["Taarof", "Kissing", "Removing shoes", "Nodding"], "D"),  # the label, not the words: "(D)" is no stop word
+    ("is taarof (D)", ["Kissing", "Removing shoes", "Nodding", "Taarof"], "D"),
+    # an option's words and another option's label: no answer (the words were read alone, "(D)" dropped)
+    ("removing shoes (D)", CUSTOMS_EN, None),
+    ("is taarof (D)", CUSTOMS_EN, None),
+    ("Removing shoes at the door (D)", CUSTOMS_EN, None),
     ("می‌شود.", ["تعارف", "سه بار روبوسی می‌شود", "درآوردن کفش دم در", "بلند شدن"], None),  # grammatical words only
 ]
 
