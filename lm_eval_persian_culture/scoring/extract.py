@@ -262,6 +262,7 @@ _CHOICE_CUES = re.compile(
     re.X | re.I,
 )
 # "not A but C", "الف نیست، بلکه ج": a correction cue counts only right after a negation.
+_NUMBER_CUE = re.compile(r"(?:number|شماره|عدد)(?:\s+\S+)?$", re.I)  # "the number", «شماره درست»
 _CORRECTION_CUES = re.compile(r"(?<!\w)(?:but|rather|instead|بلکه)(?!\w)", re.I)
 _NEGATION_BEFORE = re.compile(r"(?:not|n't|نیست|نه)[^.!?؟\n]{0,30}$", re.I)
 # Words allowed between a cue and its label ("The answer is most likely option (C)").
@@ -611,10 +612,10 @@ def _hedged_after(text: str, end: int, first: int, options: _OptionMatcher) -> b
     return second is not None and second[0] != first
 
 
-def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[int, int, bool] | None:
-    """Parse fillers then a label (or an option's text) after a cue: (label, end, negated)."""
+def _choice_after_cue(text: str, pos: int, options: _OptionMatcher, *, after_option_word: bool = False) -> tuple[int, int, bool] | None:
+    """Parse fillers then a label (or an option's text) after a cue: (label, end, negated).
+    ``after_option_word``: the cue ends in a word naming a label ("the number is five")."""
     negated = False
-    after_option_word = False
     for _ in range(_MAX_FILLERS + 1):
         skip = _SKIP.match(text, pos)
         if skip:
@@ -922,7 +923,7 @@ def read_option(
     for cue in cues:
         if _REFUSAL_BEFORE.search(text[max(0, cue.start() - 20) : cue.start()]):
             continue
-        found = _choice_after_cue(text, cue.end(), matcher)
+        found = _choice_after_cue(text, cue.end(), matcher, after_option_word=bool(_NUMBER_CUE.search(cue.group(0))))
         if found is None:
             continue
         label, end, negated = found

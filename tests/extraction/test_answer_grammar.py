@@ -312,6 +312,7 @@ NUMBER_CUE_CASES = [
     ("Pick: 3", FOOD_EN, "C"),
     ("The correct number is 3 because kabab is grilled.", FOOD_EN, "C"),
     ("Pick: 2 — gheymeh is the nazri dish.", FOOD_EN, "B"),
+    ("The right number: four", FOOD_EN, "D"),
     ("شماره درست: ۲", FOOD_FA, "B"),
     ("عدد درست ۳ است", FOOD_FA, "C"),
     # near-misses: a count, a quantity, a hedge
@@ -423,6 +424,7 @@ PICK_FIVE_CASES = [
     ("The number is 5", 5),
     ("The right number: 5", 5),
     ("My pick is 5", 5),
+    ("the number is five", 5),
     ("Pick: 5", 5),
     ("My guess is 5", 5),
     ("گمونم ۵", 5),
