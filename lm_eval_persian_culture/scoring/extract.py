@@ -25,11 +25,19 @@ Principles (how answers are actually written; the tests enforce the first):
   maybe D"), refusals, contradicting bare answers and ambiguous mentions give ``None``;
 * an explicit answer statement ("Answer: C", "پاسخ: ج", "So, no.") outranks everything else,
   and of several the LAST wins (models correct themselves: "Answer: A. Wait, the answer is C");
+  one taken back ("I think 3... no wait, 2", «فکر کنم ۳... نه، ...؛ ۲») is decided by what follows,
+  one conceded to another option in its sentence ("X is what most expect, but ... option 1") yields,
+  and an alternative offered after it ("2. Or maybe 3.", «۲. شاید هم ۳») makes a hedge, while an option
+  only "also possible" beside it does not ("I think it's C, but B is also possible" is C);
 * otherwise an answer line at the START ("C\n\nUnlike (A) ...", "3 - 1 and 2 are too pushy") or a
   bare answer line at the END ("... \n\nNo.") outranks sentences in between, so later concessions
   and options named while explaining do not flip it;
 * a negated or rejected option ("the answer is not A", "گزینه الف نادرست است", "1 and 2 are too
   insistent", "X, not Y", "Option 1 is tempting") never counts, and excludes that option elsewhere;
+  one option's words with another's label ("Removing shoes (D)") give no answer;
+* a reply of a few words reworded from an option is that option only if every content word is one
+  of its words and not all of them fit another ("removing shoes"; "kissing on the cheeks" where two
+  options kiss on the cheeks is none); words that set options apart ("before"/"after") count;
 * a digit followed by a word is a label only where a cue or the reply's start makes it one ("the
   answer is 2 because"), a quantity otherwise ("adds 2 eggs", "3 times a day");
 * a lone ``a`` is the English article, never option A, unless written as a label
