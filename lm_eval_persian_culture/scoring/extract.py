@@ -249,6 +249,11 @@ _EXPLAINS = re.compile(
     re.X | re.I,
 )
 _DIGIT_WORD_AFTER = re.compile(r"\s*[^\W\d_]")
+_ORDINAL_NOUN = re.compile(
+    r"\s*(?:one|option|choice|response|reply|answer|and|or|nor|definitely|surely|clearly|probably|obviously|honestly|then|too|again|though"
+    r"|for\s+sure|of\s+course|گزینه|پاسخ|جواب|مورد)(?!\w)",
+    re.I,
+)
 
 # Answer statements: the label that follows one of these is the model's answer.
 _CHOICE_CUES = re.compile(
@@ -354,6 +359,11 @@ def _label_at(
         if not (after_cue or after_option_word):
             return None
         kind = "digit"
+    if kind == "ordinal" and token.isascii() and not after_option_word and _DIGIT_WORD_AFTER.match(text, m.end()):
+        # "the answer is first day of Farvardin": the ordinal begins a text; "the third one" is a label
+        # (English only: Persian puts the predicate after it, «پاسخ چهارم از همه مناسب‌تر است»)
+        if not _EXPLAINS.match(text, m.end()) and not _ORDINAL_NOUN.match(text, m.end()):
+            return None
     value = space.value(token, ordinal_ok=kind == "ordinal")
     if value is None:
         return None
@@ -614,9 +624,10 @@ def _hedged_after(text: str, end: int, first: int, options: _OptionMatcher) -> b
     if not join:
         return False
     second = _label_at(text, join.end(), options, after_option_word=True) or options.at(text, join.end(), short=True)
-    if second is None:
-        art = re.match(r"(?:an?|the)\s+", text[join.end() :], re.I)
-        second = options.at(text, join.end() + art.end()) if art else None
+    if second is None:  # "the first or the second", "option 1 or the option 2"
+        art = re.match(r"(?:an?|the)\s+(?:(?:option|choice|response)\s+)?", text[join.end() :], re.I)
+        if art:
+            second = _label_at(text, join.end() + art.end(), options, after_option_word=True) or options.at(text, join.end() + art.end())
     return second is not None and second[0] != first
 
 

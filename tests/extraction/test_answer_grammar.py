@@ -414,6 +414,22 @@ CONCEDED_CASES = [
     ("Answer: 1) Ghormeh sabzi - no\n2) Khoresht gheymeh - yes\n3) Kabab koobideh - no\n4) Ash reshteh - no", FOOD_EN, None),
 ]
 
+# An ordinal after a cue is a label unless a word follows it that is no label word: "first day of Farvardin"
+# is option 2's text, not option 1 (the ordinal was read as a label).
+DAYS_EN = ["The eve of the last Wednesday of the year", "The first day of Farvardin", "The thirteenth day of Farvardin", "Yalda night"]
+ORDINAL_CASES = [
+    ("The answer is first day of Farvardin", DAYS_EN, "B"),
+    ("The answer is the third day", DAYS_EN, None),
+    ("The answer is the third one.", DAYS_EN, "C"),
+    ("The answer is the second option", DAYS_EN, "B"),
+    ("It's the first for sure.", FOOD_EN, "A"),
+    ("The answer is the third definitely", FOOD_EN, "C"),
+    ("The answer is the first or the second", FOOD_EN, None),
+    ("The answer is option 1 or the option 2", FOOD_EN, None),  # the article hid the second label (read as 1)
+    ("The answer is the fourth, because Yalda is the longest night.", DAYS_EN, "D"),
+    ("پاسخ سوم را انتخاب می‌کنم", FOOD_FA, "C"),
+]
+
 # CAC picks of 5 in each form above (the corpus has almost none), and their near-misses.
 PICK_FIVE_CASES = [
     ("فکر کنم جوابم ۵ باشه", 5),
@@ -425,6 +441,7 @@ PICK_FIVE_CASES = [
     ("The right number: 5", 5),
     ("My pick is 5", 5),
     ("the number is five", 5),
+    ("The answer is the fifth one.", 5),
     ("Pick: 5", 5),
     ("My guess is 5", 5),
     ("گمونم ۵", 5),
@@ -452,8 +469,8 @@ PICK_FIVE_CASES = [
 
 @pytest.mark.parametrize(
     "reply, options, expected",
-    COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES + ALTERNATIVE_CASES + RETRACTION_CASES + CONCEDED_CASES,
-    ids=[repr(c[0])[:40] for c in COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES + ALTERNATIVE_CASES + RETRACTION_CASES + CONCEDED_CASES],
+    COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES + ALTERNATIVE_CASES + RETRACTION_CASES + CONCEDED_CASES + ORDINAL_CASES,
+    ids=[repr(c[0])[:40] for c in COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES + ALTERNATIVE_CASES + RETRACTION_CASES + CONCEDED_CASES + ORDINAL_CASES],
 )
 def test_held_out_option_forms(reply, options, expected):
     assert extract_choice(reply, options) == expected
