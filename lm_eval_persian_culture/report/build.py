@@ -18,7 +18,8 @@ FINGERPRINT_FIELDS = {
     "data": ("data", "data_dir"),
     "judge": ("judge_model",),
     "prompt version": ("prompt_version", "judge_reply_format"),
-    "extraction": ("divan_instruction", "divan_llm_extractor", "extraction_mode", "divan_system_role"),
+    "extraction": ("divan_instruction", "divan_llm_extractor", "percul_llm_extractor", "cac_llm_extractor", "extraction_mode",
+                   "divan_system_role"),
     "task version": ("version",),
     "pack version": ("pack_version",),
 }

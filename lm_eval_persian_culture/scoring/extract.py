@@ -11,7 +11,10 @@ spell its answer. It understands ``Answer: B``, ``The correct option is (C)``, `
 ``گزینهٔ ۲``, ``گزینه سوم``, ``C) Pomegranate``, ``Response 3``, ``the 4th``, ``\\boxed{2}``, a label
 followed by its explanation after a cue or at the reply's start (``پاسخ ۲ است``, ``3, because ...``),
 the option's own text (inflected, shortened to a word no other option has, a quoted part or a run
-of three or more of its words), and reasoning before the answer. :func:`extract_yes_no` understands
+of three or more of its words, or a reply of a few words all of whose content words are that option's
+and not all another's: "removing shoes", "standing up for elders"), colloquial Persian cues
+(``فکر کنم جوابش ۳ باشه``, ``به نظرم جوابم ۴ـه``), "The number is 4", "Pick: 3", and reasoning before
+the answer. :func:`extract_yes_no` understands
 Yes/No, بله/آره/درست and خیر/نه/نادرست, an answer after reasoning, and common verdict phrases
 ("they did not act according to Persian tradition", "مطابق رسوم ایرانی رفتار کردند").
 
@@ -22,11 +25,19 @@ Principles (how answers are actually written; the tests enforce the first):
   maybe D"), refusals, contradicting bare answers and ambiguous mentions give ``None``;
 * an explicit answer statement ("Answer: C", "پاسخ: ج", "So, no.") outranks everything else,
   and of several the LAST wins (models correct themselves: "Answer: A. Wait, the answer is C");
+  one taken back ("I think 3... no wait, 2", «فکر کنم ۳... نه، ...؛ ۲») is decided by what follows,
+  one conceded to another option in its sentence ("X is what most expect, but ... option 1") yields,
+  and an alternative offered after it ("2. Or maybe 3.", «۲. شاید هم ۳») makes a hedge, while an option
+  only "also possible" beside it does not ("I think it's C, but B is also possible" is C);
 * otherwise an answer line at the START ("C\n\nUnlike (A) ...", "3 - 1 and 2 are too pushy") or a
   bare answer line at the END ("... \n\nNo.") outranks sentences in between, so later concessions
   and options named while explaining do not flip it;
 * a negated or rejected option ("the answer is not A", "گزینه الف نادرست است", "1 and 2 are too
   insistent", "X, not Y", "Option 1 is tempting") never counts, and excludes that option elsewhere;
+  one option's words with another's label ("Removing shoes (D)") give no answer;
+* a reply of a few words reworded from an option is that option only if every content word is one
+  of its words and not all of them fit another ("removing shoes"; "kissing on the cheeks" where two
+  options kiss on the cheeks is none); words that set options apart ("before"/"after") count;
 * a digit followed by a word is a label only where a cue or the reply's start makes it one ("the
   answer is 2 because"), a quantity otherwise ("adds 2 eggs", "3 times a day");
 * a lone ``a`` is the English article, never option A, unless written as a label
@@ -36,7 +47,8 @@ Principles (how answers are actually written; the tests enforce the first):
   (not) in line with Persian tradition", "it would be considered disrespectful", «این رفتار
   درست نیست», «رفتار آن‌ها با آداب ایرانی سازگار است», «… بی‌ادبی است», «طبق رسوم ایرانی، نه»);
 * option texts match in their inflected forms: English plurals, Persian plural (ها/های),
-  ezafe (ـِ / ی / ‌ی), enclitics and ZWNJ variants (``سکه‌های طلا`` is option ``سکهٔ طلا``);
+  ezafe (ـِ / ی / ‌ی), enclitics, the colloquial copula (``قیمه‌ست``, ``شله‌زرده``, ``آش رشته است``)
+  and ZWNJ variants (``سکه‌های طلا`` is option ``سکهٔ طلا``);
 * echoed option lists, questions and answer-format instructions are not answers; ``<think>``
   blocks are dropped (an unclosed one, cut off, leaves no answer); a model that goes on inventing
   few-shot questions is read up to the first one.
@@ -145,8 +157,9 @@ _ORDINAL_INDEX.update({"پنجم": 4, "پنج": 4, "پنجمین": 4, "پنجم�
 _EN_ORDINALS = (*_EN_ORDINALS, "fifth")
 _EN_NUMBER_WORDS = ("one", "two", "three", "four", "five")
 
-# Words that name a label: "option 2", "response 3", "choice B", "گزینهٔ ۲", "number 4", "#4".
-_OPTION_WORD = r"(?:options?|choices?|responses?|reply|replies|numbers?|گزینه(?:\s+ی(?!\w)|\s+های(?!\w))?)"
+# Words that name a label: "option 2", "response 3", "choice B", "گزینهٔ ۲", "number 4", "#4"
+# ("the number 3 appears twice" names a number, not an option).
+_OPTION_WORD = r"(?:options?|choices?|responses?|reply|replies|(?<!the\s)numbers?|گزینه(?:\s+ی(?!\w)|\s+های(?!\w))?)"
 _OPTION_WORD_AT = re.compile(rf"{_OPTION_WORD}(?!\w)", re.I)
 
 
@@ -208,9 +221,17 @@ class _Space:
         if token.isdigit() and len(token) == 1:
             return int(token) - 1 if 1 <= int(token) <= self.count else None
         if ordinal_ok:
-            index = _ORDINAL_INDEX.get(token.lower())
+            index = _ORDINAL_INDEX.get(_colloquial_ordinal(token.lower()))
             return index if index is not None and index < self.count else None
         return None
+
+
+def _colloquial_ordinal(word: str) -> str:
+    """«سومه» ("it's the third") -> «سوم»: the colloquial copula on a Persian ordinal (not «اولیه», "initial")."""
+    return word[:-1] if word.endswith("ه") and word[:-1] in _COPULA_ORDINALS else word
+
+
+_COPULA_ORDINALS = frozenset("دوم سوم چهارم پنجم دومی سومی چهارمی پنجمی".split())
 
 
 @lru_cache(maxsize=None)
@@ -223,35 +244,46 @@ def _space(count: int, letters: bool) -> _Space:
 _EXPLAINS = re.compile(
     r"""\s*[,،]?\s*(?:is|was|would|seems|because|since|as|given|due|which|fits|works|best|here|for\s+(?:this|the)
       | not|rather\s+than|instead\s+of|and\s+not
-      | است|هست|بود|باشد|می\s+باشد|میشه|می\s+شه|می\s+شود|زیرا|چون|چرا\s+که|که|درست|صحیح|را|بنابراین|به\s+دلیل|به\s+خاطر
+      | است|هست|هستش|بود|باشد|باشه|می\s+باشد|میشه|می\s+شه|می\s+شود|زیرا|چون|چرا\s+که|که|درست|صحیح|را|بنابراین|به\s+دلیل|به\s+خاطر
       | مناسب|مناسبه|مناسب\s*تر(?:ه|ین)?|بهتر|بهتره|بهترین|و\s+نه|نه|دیگه)(?!\w)""",
     re.X | re.I,
 )
 _DIGIT_WORD_AFTER = re.compile(r"\s*[^\W\d_]")
+_ORDINAL_NOUN = re.compile(
+    r"\s*(?:one|option|choice|response|reply|answer|and|or|nor|definitely|surely|clearly|probably|obviously|honestly|then|too|again|though"
+    r"|for\s+sure|of\s+course|گزینه|پاسخ|جواب|مورد)(?!\w)",
+    re.I,
+)
 
 # Answer statements: the label that follows one of these is the model's answer.
 _CHOICE_CUES = re.compile(
     r"""(?<!\w)(?:
-        final\s+answer | (?:correct|right|best|ideal|(?:most\s+)?(?:culturally\s+)?(?:appropriate|suitable|fitting))\s+(?:answer|option|choice|one|response|reply|fit|match|pick)
-      | (?:the\s+|my\s+)?answer | i(?:\s+would|\s+will|'d|’d|['’]ll)?(?:\s+(?:definitely|probably|personally))?\s+(?:choose|pick|select|go\s+with|say|opt\s+for|recommend)
+        final\s+answer | (?:correct|right|best|ideal|(?:most\s+)?(?:culturally\s+)?(?:appropriate|suitable|fitting))\s+(?:answer|option|choice|one|response|reply|fit|match|pick|number)
+      | (?:the\s+|my\s+)number(?=\s+(?:is|would\s+be|should\s+be|must\s+be)(?!\w)|\s*[:：=]) | (?:pick|choice|selection|number)(?=\s*[:：])
+      | (?:the\s+|my\s+)?answer(?:['’]s)? | i(?:\s+would|\s+will|'d|’d|['’]ll)?(?:\s+(?:definitely|probably|personally))?\s+(?:choose|pick|select|go\s+(?:with|for)|say|opt\s+for|recommend)
+      | my\s+(?:best\s+)?guess | i\s+(?:reckon|suppose)
       | (?:my|the)\s+(?:final\s+)?(?:choice|pick|selection) | selected | chosen | going\s+with
       | i\s+(?:think|believe|guess) | actually | on\s+(?:second|further)\s+thought | correction
       | it\s+(?:is|must\s+be|would\s+be|has\s+to\s+be|should\s+be)|it['’]s
-      | پاسخ(?:ش)? | جواب(?:ش)? | گزینه\s+(?:ی\s+)?(?:صحیح|درست|مناسب|مورد\s+نظر|نهایی) | انتخاب\s+(?:من|نهایی)
-      | بنابراین | در\s+نتیجه | پس | من\s+گزینه | در\s+واقع | به\s+نظر(?:م|\s+من)
+      | پاسخ(?:ش|م)? | جواب(?:ش|م)? | (?:گزینه|شماره|عدد)\s+(?:ی\s+)?(?:صحیح|درست|مناسب|مورد\s+نظر|نهایی) | انتخاب(?:م|\s+(?:من|نهایی))
+      | بنابراین | در\s+نتیجه | پس | من\s+گزینه | در\s+واقع | به\s+نظر(?:م|\s+من) | به\s+گمان(?:م|\s+من)
+      | (?:من\s+)?(?:فکر|فک|گمان|حدس)\s+(?:کنم|می\s*کنم|میکنم|می\s*زنم|میزنم) | گمونم | (?:من\s+)?(?:میگم|می\s+گم|می\s+گویم)
+      | به\s+نظر\s+(?:می\s*رسد|می\s*رسه|میاد|می\s*آید)
       | (?:so|thus|hence|therefore|overall|ultimately|finally|in\s+conclusion)(?=\s*[,:]?\s*(?:(?:response|option|choice|number)\s*\#?\s*[1-9A-D]|\#|[1-9](?!\w)|\(?[A-D]\)))
       | (?:the\s+)?best(?=\s+(?:is|would\s+be|here\s+is)(?!\w))
     )(?!\w)""",
     re.X | re.I,
 )
 # "not A but C", "الف نیست، بلکه ج": a correction cue counts only right after a negation.
+_NUMBER_CUE = re.compile(r"(?:number|شماره|عدد)(?:\s+\S+)?$", re.I)  # "the number", «شماره درست»
 _CORRECTION_CUES = re.compile(r"(?<!\w)(?:but|rather|instead|بلکه)(?!\w)", re.I)
 _NEGATION_BEFORE = re.compile(r"(?:not|n't|نیست|نه)[^.!?؟\n]{0,30}$", re.I)
 # Words allowed between a cue and its label ("The answer is most likely option (C)").
 _CHOICE_FILLER = re.compile(
     r"""(?:is|was|would|will|should|be|the|an?|then|therefore|thus|so|definitely|clearly|probably|likely|most|
         surely|correct|right|option|choice|response|reply|letter|number|final|here|go|with|to|this|question|for
-      | است|هست|گزینه|ی|همان|یعنی|شماره|مورد|درست|صحیح|نهایی|من|را|سوال|این|به|نظر|می رسد|قطعا|احتمالا|میشه|می شه|می شود)(?!\w)""",
+      | است|هست|هستش|گزینه|ی|همان|یعنی|شماره|مورد|درست|صحیح|درستش|صحیحش|نهایی|من|را|سوال|این|به|نظر|قطعا|احتمالا
+      | می\s*رسد|می\s*رسه|میاد|می\s*آید|میشه|می\s+شه|می\s+شود)(?!\w)""",
     re.X | re.I,
 )
 _NEGATION_WORD = re.compile(r"(?:not|نه|never)(?!\w)", re.I)
@@ -321,12 +353,17 @@ def _label_at(
         return None
     kind = m.lastgroup
     token = m.group(kind)
-    if kind == "ordinal" and not (after_option_word or after_cue and token.lower() in _TRUE_ORDINALS):
+    if kind == "ordinal" and not (after_option_word or after_cue and _colloquial_ordinal(token.lower()) in _TRUE_ORDINALS):
         return None
     if kind == "ordnum":
         if not (after_cue or after_option_word):
             return None
         kind = "digit"
+    if kind == "ordinal" and token.isascii() and not after_option_word and _DIGIT_WORD_AFTER.match(text, m.end()):
+        # "the answer is first day of Farvardin": the ordinal begins a text; "the third one" is a label
+        # (English only: Persian puts the predicate after it, «پاسخ چهارم از همه مناسب‌تر است»)
+        if not _EXPLAINS.match(text, m.end()) and not _ORDINAL_NOUN.match(text, m.end()):
+            return None
     value = space.value(token, ordinal_ok=kind == "ordinal")
     if value is None:
         return None
@@ -343,21 +380,53 @@ def _label_at(
 
 _FA_LETTER = re.compile(r"[\u0600-\u06ff]")
 # Persian inflection around an option's words: plural ها/های, ezafe ی (ZWNJ already a space),
-# indefinite/enclitic ی، ای، ه، ش، اش، شان. English: plural s/es, possessive 's.
+# indefinite/enclitic ی، ای، ه، ش، اش، شان, the colloquial copula ـه / ـست («شله‌زرده», «قیمه‌ست»,
+# «سبزه‌هاست»; ـست only after a vowel, on words of three letters or more). English: plural s/es, possessive 's.
 _FA_INNER_SUFFIX = r"(?:\s?(?:ها|های))?(?:\s?ی)?"
-_FA_LAST_SUFFIX = r"(?:\s?(?:هایی|های|ها|ای|یی|ی|ه|اش|شان|ش))?"
+_FA_LAST_SUFFIX = r"(?:\s?(?:هاست|هایی|های|ها|ای|یی|ی|ه|اش|شان|ش))?"
+_FA_LAST_SUFFIX_VOWEL = r"(?:\s?(?:هاست|هایی|های|ها|ای|یی|ی|ه|اش|شان|ش|ست))?"
+# The copula as a word after an option's text («آش رشته است», «قیمه باشه»).
+_FA_COPULA_WORD = re.compile(r"\s*(?:است|هست|هستش|ست|باشه|باشد|می\s*باشد|میشه|می\s+شه|می\s+شود)$")
 _EN_LAST_SUFFIX = r"(?:es|s|['’]s)?"
 # Words that never name an option on their own (a shortened option is one of its other words).
 _STOPWORDS = frozenset(
     "the a an of and or in on at to for with from by its their his her this that is are was be as into "
     "و با از به در که را برای این آن یا تا هم بر های ها ی است".split()
 )
+# A short reply rewording one option: at most this many words, none of these (a negation, an
+# alternative, a contrast), and these besides the stop words carry no content ("probably", «رو», "the
+# humility-and-resilience one", pronouns and auxiliaries: «می شود» rewords no option).
+_PARAPHRASE_MAX = 8
+_PARAPHRASE_BLOCK = frozenset(
+    "or either nor not no never without except unlike rather instead than but both neither none "
+    "یا نه بدون جز غیر بلکه اما ولی هیچ".split()
+)
+# English verbs stay content words ("Removing shoes is not it" rewords no option), and so do words
+# that set options apart ("before"/"after", «جلوی»/«پشت»).
+_PARAPHRASE_STOP = (_STOPWORDS - {"is", "are", "was", "be"}) | frozenset(
+    "when if it s probably likely one option response choice reply your my our you i we they he she "
+    "would could should will can do does did has had "
+    "احتمالا رو هست ست باشه باشد گزینه وقتی موقع هنگام می شود شد شده بود کند کنید کن من تو او ما شما".split()
+)
+
+
+@lru_cache(maxsize=4096)
+def _same_word(word: str, option_word: str) -> bool:
+    """Is ``word`` ``option_word`` or an inflected form of it, or the other way round
+    ("shoe"/"shoes", «بزرگترها»/«بزرگتر»; words of three letters or more: "is" is no plural of "I")?"""
+    if word == option_word:
+        return True
+    if min(len(word), len(option_word)) < 3:
+        return False
+    return bool(re.fullmatch(_word_pattern(option_word, True), word) or re.fullmatch(_word_pattern(word, True), option_word))
 
 
 def _word_pattern(word: str, last: bool) -> str:
     body = re.escape(word)
     if _FA_LETTER.search(word[-1:]):
-        return body + (_FA_LAST_SUFFIX if last else _FA_INNER_SUFFIX)
+        if not last:
+            return body + _FA_INNER_SUFFIX
+        return body + (_FA_LAST_SUFFIX_VOWEL if len(word) >= 3 and word[-1] in "اوهی" else _FA_LAST_SUFFIX)
     if last and word[-1:].isalpha():
         return body + _EN_LAST_SUFFIX
     return body
@@ -372,6 +441,7 @@ class _OptionMatcher:
             options = [options.get(k, "") for k in LETTERS]
         self.space = space
         self.texts: dict[int, str] = {}
+        self.loose_words: dict[int, list[str]] = {}
         self.patterns: list[tuple[int, re.Pattern]] = []
         words_of: dict[int, list[str]] = {}
         for index, text in enumerate(list(options or ())[: space.count]):
@@ -380,6 +450,7 @@ class _OptionMatcher:
             if len(norm) < 2:
                 continue
             self.texts[index] = norm
+            self.loose_words[index] = _loose(norm).split()
             words = norm.split()
             words_of[index] = [w.strip(".،,;؛:!?؟\"'«»()").lower() for w in words]
             body = r"\s+".join(_word_pattern(w, i == len(words) - 1) for i, w in enumerate(words))
@@ -404,13 +475,30 @@ class _OptionMatcher:
         return best
 
     def whole(self, text: str) -> int | None:
-        """The option a whole phrase is ("Pomegranates.", "انارها", "قیمه"), or None."""
+        """The option a whole phrase is ("Pomegranates.", "انارها", "قیمه", «آش رشته است»), or None."""
         text = re.sub(r"^[^\w(]+|[^\w)]+$", "", text)
         for phrase in (text, re.sub(r"^(?:the|an?)\s+", "", text, flags=re.I)):
             hit = self.at(phrase, 0, short=True)
-            if hit and hit[1] == len(phrase):
+            if hit and (hit[1] == len(phrase) or _FA_COPULA_WORD.match(phrase, hit[1])):
                 return hit[0]
-        return None
+        return self.paraphrase(text)
+
+    def paraphrase(self, phrase: str) -> int | None:
+        """The option a short phrase shortens or lightly rewords ("removing shoes", "standing up for
+        elders", «درآوردن کفش»): every content word of the phrase (stop words aside, inflections
+        allowed) is a word of that option and of no other one's taken together -- the only option
+        holding them all. None for a long phrase, a label ("(D)"), a negation or an alternative ("or",
+        «یا»), a number, or words no option has or that two options share."""
+        words = _loose(phrase).split()
+        if self.space.mention.search(phrase):  # "is taarof (D)": the label speaks, not the words
+            return None
+        if not words or len(words) > _PARAPHRASE_MAX or any(w in _PARAPHRASE_BLOCK or any(c.isdigit() for c in w) for w in words):
+            return None
+        content = [w for w in words if w not in _PARAPHRASE_STOP]
+        if len(content) < 2:  # one word is a shortened option only as ``short`` allows it
+            return None
+        owners = [i for i, option in self.loose_words.items() if all(any(_same_word(w, o) for o in option) for w in content)]
+        return owners[0] if len(owners) == 1 else None
 
     def quoted(self, text: str) -> dict[int, bool]:
         """Options a quoted span of two or more words belongs to, in only one option's text
@@ -536,16 +624,17 @@ def _hedged_after(text: str, end: int, first: int, options: _OptionMatcher) -> b
     if not join:
         return False
     second = _label_at(text, join.end(), options, after_option_word=True) or options.at(text, join.end(), short=True)
-    if second is None:
-        art = re.match(r"(?:an?|the)\s+", text[join.end() :], re.I)
-        second = options.at(text, join.end() + art.end()) if art else None
+    if second is None:  # "the first or the second", "option 1 or the option 2"
+        art = re.match(r"(?:an?|the)\s+(?:(?:option|choice|response)\s+)?", text[join.end() :], re.I)
+        if art:
+            second = _label_at(text, join.end() + art.end(), options, after_option_word=True) or options.at(text, join.end() + art.end())
     return second is not None and second[0] != first
 
 
-def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[int, int, bool] | None:
-    """Parse fillers then a label (or an option's text) after a cue: (label, end, negated)."""
+def _choice_after_cue(text: str, pos: int, options: _OptionMatcher, *, after_option_word: bool = False) -> tuple[int, int, bool] | None:
+    """Parse fillers then a label (or an option's text) after a cue: (label, end, negated).
+    ``after_option_word``: the cue ends in a word naming a label ("the number is five")."""
     negated = False
-    after_option_word = False
     for _ in range(_MAX_FILLERS + 1):
         skip = _SKIP.match(text, pos)
         if skip:
@@ -564,8 +653,14 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher) -> tuple[int
             hit = options.at(text, pos)
             if hit is None:  # a shortened option, standing alone: «پاسخ: قیمه.»
                 hit = options.at(text, pos, short=True)
-                if hit is not None and not re.match(r"\s*(?:[.!،,;؛)\n]|$|است|هست|is(?!\w))", text[hit[1] :]):
+                if hit is not None and not re.match(r"\s*(?:[.!،,;؛)\n]|$|(?:است|هست|ست|باشه|باشد|is|because|since|چون|زیرا|چرا\s+که)(?!\w))", text[hit[1] :]):
                     hit = None
+            if hit is None and pos < len(text) and not _NEGATION_WORD.match(text, pos):
+                # the rest of the clause rewording one option: "The answer is removing shoes."
+                clause = re.match(r"[^.!?؟;؛,،:\n]+", text[pos:])
+                if clause and options.texts:
+                    index = options.paraphrase(clause.group(0))
+                    hit = None if index is None else (index, pos + clause.end())
             if hit is not None:
                 label = hit
         if label is not None:
@@ -599,8 +694,15 @@ _REFUSAL = re.compile(
 )
 _RETRACTION = re.compile(r"(?:no|nope|hmm+|wait|sorry|oops|نه|نخیر|ببخشید)\s*[,:،؛!\-–—.]+\s*", re.I)
 _HEDGE = -1
+# A statement taken back: "wait", "sorry", «ببخشید» (with or without "no"); a bare "no," / «نه،» only
+# where another answer follows ("Answer: 2. No, 1 is too pushy" elaborates, it takes nothing back).
+_RETRACTION_AFTER = re.compile(
+    r"(?:^|(?<=[\s.!?…,،;؛—–\-]))(?:(?:no|nope|نه|نخیر)\s*[,،!.—–\-]?\s*)?(?P<strong>wait|sorry|oops|ببخشید|صبر\s+کن)\s*[,،.!—–\-:]+(?:\s*(?:no|nope|نه)\s*[,،.!—–\-:]+)?"
+    r"|(?:^|(?<=[\s.!?…,،;؛—–\-]))(?P<weak>no|nope|نه|نخیر)\s*[,،!—–\-]",
+    re.I,
+)
 _LEADING_CONNECTIVE = re.compile(
-    r"^(?:(?:so|thus|hence|therefore|definitely|def|surely|certainly|clearly|obviously|probably|پس|بنابراین|قطعا|حتما|مسلما|احتمالا)\s*[,:،]?\s+)+",
+    r"^(?:(?:so|thus|hence|therefore|definitely|def|surely|certainly|clearly|obviously|probably|(?:most\s+)?likely|پس|بنابراین|قطعا|حتما|مسلما|احتمالا)\s*[,:،]?\s+)+",
     re.I,
 )
 _TRAILING_ADVERB = re.compile(r"\s*[,،]?\s*(?:definitely|for\s+sure|of\s+course|obviously|قطعا|حتما|مسلما|البته|دیگه)[\s.!]*$", re.I)
@@ -654,6 +756,9 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, 
         value = space.value(quoted.group("l"), ordinal_ok=False)
         if value is not None and options.whole(quoted.group("t")) == value:
             return value
+        named = {i for i, rejected in options.found(quoted.group("t"), short=True).items() if not rejected}
+        if value is not None and (named or options.whole(quoted.group("t")) is not None) and value not in named:
+            return _HEDGE  # "Removing shoes at the door (D)": one option's words, another's label
     keyed = _KEYED_LINE.match(s)
     if keyed and (tail or len(keyed.group("key").split()) <= 3) and not re.match(r"(?i)\s*(?:step|مرحله)", keyed.group("key")):
         rest = space.bare_label.match(keyed.group("rest"))
@@ -731,6 +836,72 @@ def _concluded(sentences: list[str], options: "_OptionMatcher", excluded: set[in
     return None
 
 
+# An alternative offered instead of the answer: "2. Or maybe 3.", «۲. شاید هم ۳» (the corpus reads «فکر کنم جن
+# باشه... شاید هم روح نیاکان» as no answer); one only "also possible" leaves it ("I think it's C, but B is also
+# possible" is C there).
+_ALTERNATIVE = re.compile(
+    r"(?<!\w)(?:or\s+(?:maybe|perhaps|possibly)|maybe|perhaps|possibly|یا\s+شاید|شاید\s+هم|شاید|یا\s+هم)(?!\w)",
+    re.I,
+)
+_CONCEDED_AFTER = re.compile(r"[^.!?؟\n]*?(?<!\w)(?:but|however|though\s+(?!\W*$)|اما|ولی|ولیکن)(?!\w)", re.I)
+
+
+_ALSO_LABEL = re.compile(r"\s*(?:(?:option|choice|response|گزینه)\s*)?([1-9])\s*(?=(?:though|too|also|as\s+well|instead|هم)(?!\w))", re.I)
+
+
+def _alternatives(text: str, options: "_OptionMatcher") -> list[tuple[int, int]]:
+    """(position, option) of each option offered as an alternative ("or maybe 3", «شاید هم ۳»),
+    not negated ("or maybe not") and not conceded ("maybe 1 is tempting, but ...")."""
+    found = []
+    for m in _ALTERNATIVE.finditer(text):
+        got = _choice_after_cue(text, m.end(), options)
+        if got is None:  # "maybe 3 though", «شاید ۳ هم»: a digit the word after makes an alternative
+            also = _ALSO_LABEL.match(text, m.end())
+            value = options.space.value(also.group(1), ordinal_ok=False) if also else None
+            got = None if value is None else (value, also.end(), False)
+        if got is None:
+            continue
+        label, end, negated = got
+        if negated or _negated_after(text, end) or _CONCEDED_AFTER.match(text, end):
+            continue
+        found.append((m.start(), label))
+    return found
+
+
+_ALSO = re.compile(r"(?<!\w)(?:also|too|as\s+well|could|might|may|هم|نیز|ممکن)(?!\w)", re.I)
+
+
+def _conceded_to(text: str, end: int, label: int, options: "_OptionMatcher") -> bool:
+    """Does the sentence of a statement go on "but/however/اما/ولی" to name another option (not
+    rejected, not only "also possible")? Then the statement is conceded ("I think X is what most
+    expect, but in this story ... option 1"); not by "but 1 is too pushy", "but only in the north",
+    "but B is also possible" (the corpus reads the stated option there)."""
+    but = _CONCEDED_AFTER.match(text, end)
+    if not but:
+        return False
+    stop = re.compile(r"[.!?؟\n]").search(text, but.end())
+    after = text[but.end() : stop.start() if stop else len(text)]
+    space = options.space
+    named = set()
+    for m in space.mention.finditer(after):
+        value = space.value(m.group(m.lastgroup), ordinal_ok=m.lastgroup in ("t", "u"))
+        if value is not None and not _negated_after(after, m.end()) and not _REJECTED_BEFORE.search(after[max(0, m.start() - 25) : m.start()]):
+            named.add(value)
+    for m in re.finditer(rf"(?<![\w.]){space.body}(?!\w|[.,]\d)", after):
+        got = _label_at(after, m.start(), options, after_option_word=False, after_cue=True)
+        if got and not _negated_after(after, got[1]) and not _REJECTED_BEFORE.search(after[max(0, m.start() - 25) : m.start()]):
+            named.add(got[0])
+    named |= {i for i, rejected in options.found(after).items() if not rejected}
+    if not named - {label}:
+        return False
+    return not _ALSO.search(after)
+
+
+def _hedged_later(alternatives: list[tuple[int, int]], answer: int, pos: int) -> bool:
+    """Is another option offered as an alternative after the answer read at ``pos``?"""
+    return any(q > pos and label != answer for q, label in alternatives)
+
+
 def _numbered_lines(text: str) -> int:
     return sum(1 for line in text.split("\n") if _LIST_LINE.match(line))
 
@@ -764,19 +935,19 @@ def read_option(
     if _EQUALLY.search(text) or _UNSURE.search(text):  # "2, though 3 could work just as well": none chosen
         return None
 
-    # 1. answer statements: (position, label, negated, hedged); the last one standing wins
-    statements: list[tuple[int, int, bool, bool]] = []
+    # 1. answer statements: (position, label, negated, hedged, end); the last one standing wins
+    statements: list[tuple[int, int, bool, bool, int]] = []
     cues = list(_CHOICE_CUES.finditer(text))
     cues += [c for c in _CORRECTION_CUES.finditer(text) if _NEGATION_BEFORE.search(text[max(0, c.start() - 40) : c.start()])]
     for cue in cues:
         if _REFUSAL_BEFORE.search(text[max(0, cue.start() - 20) : cue.start()]):
             continue
-        found = _choice_after_cue(text, cue.end(), matcher)
+        found = _choice_after_cue(text, cue.end(), matcher, after_option_word=bool(_NUMBER_CUE.search(cue.group(0))))
         if found is None:
             continue
         label, end, negated = found
         negated = negated or _negated_after(text, end)
-        statements.append((cue.start(), label, negated, not negated and _hedged_after(text, end, label, matcher)))
+        statements.append((cue.start(), label, negated, not negated and _hedged_after(text, end, label, matcher), end))
 
     mentions: list[tuple[int, int, bool, bool]] = []  # (position, label, rejected, hedged)
     for m in space.mention.finditer(text):
@@ -792,7 +963,7 @@ def read_option(
             or bool(_REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]))
         )
         if _ASSERTED.match(text, m.end()) and not _REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]):
-            statements.append((m.start(), value, negated, False))
+            statements.append((m.start(), value, negated, False, m.end()))
         else:
             mentions.append((m.start(), value, negated, not negated and _hedged_after(text, m.end(), value, matcher)))
     # A bare label followed by an assertion ("C is correct", "3 fits best", «ج درست است»).
@@ -801,15 +972,32 @@ def read_option(
             value = space.value(m.group(0), ordinal_ok=False)
             if value is not None and not _negated_after(text, m.end()) and not _REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]):  # fmt: skip
                 statements.append((m.start(), value, False, _hedged_after(text, m.end(), value, matcher) or bool(
-                    re.search(r"(?:either|between|both|یا)\s*(?:\S+\s+){0,2}$", text[max(0, m.start() - 25) : m.start()], re.I))))  # fmt: skip
+                    re.search(r"(?:either|between|both|یا)\s*(?:\S+\s+){0,2}$", text[max(0, m.start() - 25) : m.start()], re.I)), m.end()))  # fmt: skip
 
+    alternatives = _alternatives(text, matcher)
+    verdicts = _verdict_list(text, space)
     excluded: set[int] = set()
-    for _, label, negated, hedged in sorted(statements, key=lambda s: s[0], reverse=True):
+    for at, label, negated, hedged, end in sorted(statements, key=lambda s: s[0], reverse=True):
         if hedged:
             return None
         if negated:
             excluded.add(label)
         elif label not in excluded:
+            if _hedged_later(alternatives, label, at) or verdicts not in (None, label):
+                return None  # "2. Or maybe 3."; "Answer: 1) ... - no / 2) ... - yes"
+            if _conceded_to(text, end, label, matcher):
+                continue  # "I think X is what most expect, but in this story ... option 1"
+            # taken back after it ("I think 3... no wait, 2.", «فکر کنم ۳... نه، ...؛ ۲»): what follows decides
+            retraction = _RETRACTION_AFTER.search(text, end)
+            if retraction:
+                rest = text[retraction.end() :]
+                then = read_option(rest, options, count=count, letters=letters)
+                last = [s for s in _SENTENCE_SPLIT.split(rest) if s.strip()][-1:]
+                if then is None and last:  # the reply's last line: "..., it's the nazri dish: 2."
+                    then = _answer_line(last[0], matcher, tail=True)
+                    then = None if then == _HEDGE else then
+                if retraction.group("strong") or then not in (None, label):
+                    return then
             return label
 
     if _REFUSAL.search(text):  # "..., so I can't choose between these options"
@@ -830,11 +1018,11 @@ def read_option(
             first_line = text.split("\n", 1)[0]
             if first_line != sentences[0]:
                 lead = _answer_line(first_line, matcher, lead=True)
-        for line in (tail, lead):
+        for line, at in ((tail, text.rfind(sentences[-1])), (lead, 0)):
             if line == _HEDGE:
                 return None
             if line is not None and line not in excluded:
-                return line
+                return None if _hedged_later(alternatives, line, at) else line
 
     # the concluding sentence names one option ("The story therefore describes Chaharshanbe Suri.")
     concluded = _concluded(sentences, matcher, excluded)
@@ -854,7 +1042,11 @@ def read_option(
         return None
 
     found = matcher.found(text)
-    for extra in (matcher.quoted(text), matcher.phrases(text)):  # "the 'Would you perhaps enjoy a slice' one"
+    # a run of an option's words inside a longer reply ("Reza should insist on paying"); a reply of a
+    # few words is an option only as the paraphrase rule reads it ("standing up when guests enter" is
+    # no option "Standing up when elders enter": one of its words is no option's)
+    phrases = matcher.phrases(text) if len(_loose(text).split()) > _PARAPHRASE_MAX else {}
+    for extra in (matcher.quoted(text), phrases):  # "the 'Would you perhaps enjoy a slice' one"
         for index, rejected in extra.items():
             found[index] = found.get(index, False) or rejected
     texts = {index for index, rejected in found.items() if not rejected} - excluded

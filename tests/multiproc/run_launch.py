@@ -39,9 +39,12 @@ def reply(doc: dict, prompt: str) -> str:
 
 
 def judge_answer(prompt: str, body: dict) -> str:
-    """DivanBench's extraction prompts get a label, TaarofBench's judge prompts a verdict."""
+    """DivanBench's extraction prompts get a label, PerCul's (its unreadable scripted replies choose
+    nothing) NONE, TaarofBench's judge prompts a verdict."""
     if "YES, NO, or NONE" in prompt:
         return judged_runs.divan_extraction(prompt, body)
+    if "one of the option numbers" in prompt:
+        return "NONE"
     return judged_runs.taarof_verdict(prompt, body)
 
 

@@ -2,7 +2,7 @@
 
 Three launches of the same judged evaluation (``run_launch.py``: TaarofBench's taarof_expected judged,
 DivanBench's five-prompt divan_binary with the LLM extractor for unreadable replies, PerCul's paired
-percul_fa_en; scripted replies, ``--limit 16``), each against its own local judge server and its own
+percul_fa_en, whose unreadable replies go to the LLM extractor too; scripted replies, ``--limit 16``), each against its own local judge server and its own
 empty judge cache:
 
 * one process;
@@ -29,6 +29,7 @@ import pytest
 
 from lm_eval_persian_culture.testing.openai_server import FakeOpenAIServer
 from tests.divan import divan_testlib
+from tests.percul import percul_testlib
 from tests.multiproc.run_launch import TASKS, judge_answer
 from tests.reliability.judged_runs import JUDGE_MODEL
 
@@ -74,13 +75,17 @@ def canonical(value) -> str:
 
 
 def expected_judge_prompts(single: dict) -> int:
-    """TaarofBench: one verdict per doc; DivanBench: one extraction per reply the answer sheet makes
-    unreadable (tests/divan/divan_testlib.py); PerCul: no judge."""
+    """TaarofBench: one verdict per doc; DivanBench and PerCul: one extraction per reply their answer
+    sheets make unreadable (tests/divan/divan_testlib.py, tests/percul/percul_testlib.py)."""
     samples = single["results"]["samples"]
     unreadable = sum(
         divan_testlib.SHEET[s["doc"]["item_id"]][s["doc"]["prompt_id"] - 1] is None for s in samples["divan_binary"]
     )
-    return len(samples["taarof_expected"]) + unreadable
+    unreadable_percul = sum(
+        percul_testlib.SHEET[s["doc"]["id"]][0 if s["doc"]["language"] == "fa" else 1] is None
+        for s in samples["percul_fa_en"]
+    )
+    return len(samples["taarof_expected"]) + unreadable + unreadable_percul
 
 
 def test_one_process_baseline_covers_what_the_launches_must_keep(launches):
@@ -88,10 +93,11 @@ def test_one_process_baseline_covers_what_the_launches_must_keep(launches):
     samples = single["results"]["samples"]
     assert [len(samples[t]) for t in TASKS] == [LIMIT] * 3
     # the fixture's first 16 binary docs reach system prompt 3, where b2p's reply is unreadable
-    assert expected_judge_prompts(single) == LIMIT + 1
+    # and PerCul's first 8 stories hold two unreadable replies (3_O_FOO in English, 6_O_RIT in Persian)
+    assert expected_judge_prompts(single) == LIMIT + 1 + 2
     percul = samples["percul_fa_en"]
     assert [s["doc"]["language"] for s in percul] == ["fa", "en"] * (LIMIT // 2)
-    assert single["requests_sent"] == LIMIT + 1
+    assert single["requests_sent"] == LIMIT + 1 + 2
 
 
 @pytest.mark.parametrize("mode", ["dp", "replicated"])
