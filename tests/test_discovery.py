@@ -53,8 +53,14 @@ def test_startup_registers_the_hook_and_imports_nothing_heavy(tmp_path):
 
 INDEX_PROBE = (
     "import json, lm_eval_persian_culture as pack\n"
-    "from lm_eval.tasks import TaskManager\n"
-    "tm = TaskManager(include_defaults=False)\n"
+    "from pathlib import Path\n"
+    "import lm_eval.tasks\n"
+    "from lm_eval.tasks import TaskManager, manager\n"
+    "real = manager.TaskIndex.build\n"
+    "def build(paths, *a, **k):  # lm-eval's own ~14,700 YAMLs cost ~10 s and are not under test\n"
+    "    return real([p for p in paths if Path(p) != Path(lm_eval.tasks.__file__).parent], *a, **k)\n"
+    "manager.TaskIndex.build = staticmethod(build)\n"
+    "tm = TaskManager()\n"  # lm-eval's default index, which the hook widens
     "print(json.dumps({'tasks': tm.all_subtasks, 'groups': tm.all_groups, 'include_path': tm.include_path}))\n"
 )
 
@@ -92,38 +98,57 @@ def indexed_paths(monkeypatch):
 
     harness.install_into_lm_eval()
     harness.install_into_lm_eval()  # hook and wrapper both call it: must stay one patch
+    import lm_eval.tasks
+
     seen: list[list[Path]] = []
     real_build = manager.TaskIndex.build
+    builtin = Path(lm_eval.tasks.__file__).resolve().parent
 
     def spy(paths, *args, **kwargs):  # TaskIndex.build is a staticmethod
         seen.append([Path(p).resolve() for p in paths])
-        return real_build(paths, *args, **kwargs)
+        # recorded, not built: lm-eval's own ~14,700 YAMLs (~10 s) are not under test here
+        return real_build([p for p in paths if Path(p).resolve() != builtin], *args, **kwargs)
 
     monkeypatch.setattr(manager.TaskIndex, "build", staticmethod(spy))
     return seen
 
 
 def test_pack_is_indexed_exactly_once_however_it_is_reached(indexed_paths, tmp_path):
+    import lm_eval.tasks
     from lm_eval.tasks import TaskManager
 
-    TaskManager(include_defaults=False)  # the hook alone
-    TaskManager(include_path=pack.tasks_dir() + "/", include_defaults=False)  # plus --include_path
-    TaskManager(None, [str(tmp_path), pack.tasks_dir()], False)  # positional, a list
+    builtin = Path(lm_eval.tasks.__file__).resolve().parent
+    TaskManager()  # the hook alone
+    TaskManager(include_path=pack.tasks_dir() + "/")  # plus --include_path
+    TaskManager(None, [str(tmp_path), pack.tasks_dir()])  # positional, a list
     pack.task_manager(include_defaults=False)  # the Python API (it adds the folder itself too)
-    assert len(indexed_paths) == 4
+    TaskManager(None, [str(tmp_path), pack.tasks_dir()], False)  # include_defaults=False: as the caller says
+    assert len(indexed_paths) == 5
     for paths in indexed_paths:
         assert paths.count(pack.TASKS_DIR) == 1, paths
-    assert indexed_paths[2] == [pack.TASKS_DIR, tmp_path.resolve()]  # user's folder last: it wins
+    assert indexed_paths[2] == [builtin, pack.TASKS_DIR, tmp_path.resolve()]  # user's folder last: it wins
+    assert indexed_paths[4] == [tmp_path.resolve(), pack.TASKS_DIR]  # lm-eval's own order, untouched
+
+
+def test_include_defaults_false_leaves_the_pack_out(indexed_paths, tmp_path):
+    """The pack counts among lm-eval's defaults: include_defaults=False means the folders named alone."""
+    from lm_eval.tasks import TaskManager
+
+    TaskManager(include_defaults=False)
+    TaskManager(include_path=str(tmp_path), include_defaults=False)
+    assert indexed_paths == [[], [tmp_path.resolve()]]
 
 
 def test_not_indexed_by_the_pack_when_lm_eval_discovers_the_entry_point(indexed_paths, monkeypatch):
     # A future lm-eval that reads the `lm_eval.tasks` entry-point group indexes the pack itself.
     from lm_eval.tasks import TaskManager
 
+    import lm_eval.tasks
+
     monkeypatch.setattr(harness.discovery, "lm_eval_discovers_entry_points", lambda: True)
-    TaskManager(include_defaults=False)
-    TaskManager(include_path=pack.tasks_dir(), include_defaults=False)
-    assert indexed_paths == [[], []]
+    TaskManager()
+    TaskManager(include_path=pack.tasks_dir())
+    assert indexed_paths == [[Path(lm_eval.tasks.__file__).resolve().parent]] * 2
 
 
 def test_a_run_of_pack_tasks_only_skips_lm_evals_builtin_index(indexed_paths, tmp_path):
@@ -188,6 +213,7 @@ def test_plain_lm_eval_ls_lists_pack_tasks_among_builtins(tmp_path):
         assert name in out.stdout, name
 
 
+@pytest.mark.lmeval05  # also run under lm-eval 0.5 (.ci/run)
 def test_plain_lm_eval_validate_finds_pack_tasks(shared_data, tmp_path):
     data = tmp_path / "data"  # validate runs the pre-flight: it needs both benchmarks' data
     data.mkdir()
@@ -209,6 +235,7 @@ def taarof_judge(prompt: str, body: dict) -> str:
 
 
 @pytest.mark.e2e
+@pytest.mark.lmeval05  # also run under lm-eval 0.5 (.ci/run)
 def test_plain_lm_eval_runs_the_users_command_on_the_tiny_model(shared_data, tiny_model, tmp_path):
     data = tmp_path / "data"  # <data_dir>/<benchmark>/: the real TaarofBench release, DivanBench fixtures
     data.mkdir()
@@ -278,6 +305,7 @@ def test_plain_lm_eval_with_the_local_judge_needs_no_key_and_no_server(shared_da
 
 
 @pytest.mark.e2e
+@pytest.mark.lmeval05  # also run under lm-eval 0.5 (.ci/run)
 def test_simple_evaluate_with_lm_evals_default_task_manager(tmp_path):
     # No task_manager argument: lm-eval builds its own TaskManager, which the hook widened.
     code = (

@@ -67,6 +67,7 @@ def meta(**settings) -> str:
 
 
 # --------------------------------------------------------------------------- validate / pre-flight
+@pytest.mark.lmeval05  # also run under lm-eval 0.5 (.ci/run)
 def test_validate_lists_every_problem_in_one_message(shared_data, tmp_path):
     """No judge and DivanBench's data missing: both in one message, exit 2 (was: 'All tasks found and valid')."""
     proc = cli("validate", "--tasks", "taarof,divan_binary", "--metadata", meta(data_dir=str(shared_data)))
@@ -80,6 +81,7 @@ def test_validate_lists_every_problem_in_one_message(shared_data, tmp_path):
     assert "All tasks found and valid" not in proc.stdout
 
 
+@pytest.mark.lmeval05  # also run under lm-eval 0.5 (.ci/run)
 def test_validate_says_what_it_checked(shared_data, judge_server):
     proc = cli(
         "validate", "--tasks", "taarof_expected",

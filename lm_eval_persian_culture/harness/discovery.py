@@ -9,6 +9,7 @@ wrapper; both may run in one process, so every patch in it must be idempotent.
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import functools
 import inspect
 import logging
@@ -17,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from lm_eval_persian_culture import TASKS_DIR
+from lm_eval_persian_culture.harness import compat
 
 ENTRY_POINT_GROUP = "lm_eval.tasks"
 
@@ -66,21 +68,39 @@ def with_pack_path(include_path=None) -> list[str] | None:
 
 
 def _patch_task_manager() -> None:
-    """Make every ``lm_eval.tasks.TaskManager(...)`` also index the pack, exactly once."""
-    from lm_eval.tasks import manager
+    """Make every ``lm_eval.tasks.TaskManager(...)`` also index the pack, exactly once.
 
-    cls = manager.TaskManager
+    The pack counts among lm-eval's default tasks: ``include_defaults=False`` passed by the caller
+    means "only the folders I name", exactly as without the pack (lm-eval's own test of that flag).
+    Switched off, with one warning, where TaskManager lacks ``include_path`` / ``include_defaults``.
+    """
+    try:
+        from lm_eval.tasks import manager
+
+        cls = manager.TaskManager
+    except (ImportError, AttributeError):
+        compat.switch_off("task discovery (plain lm_eval finding the pack)", "lm_eval.tasks.manager.TaskManager")
+        return
     if getattr(cls.__init__, "_persian_culture_patched", False):
+        return
+    missing = compat.has_parameters(cls.__init__, "include_path", "include_defaults")
+    if missing:
+        compat.switch_off("task discovery (plain lm_eval finding the pack)", missing)
         return
     original = cls.__init__
     signature = inspect.signature(original)
 
     @functools.wraps(original)
     def __init__(self, *args, **kwargs):
-        # Bind so include_path is found however it was passed (keyword or positional).
-        bound = signature.bind(self, *args, **kwargs)
+        try:  # bind so include_path is found however it was passed (keyword or positional)
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError:
+            return original(self, *args, **kwargs)  # a wrong call gets lm-eval's own error
+        explicit_defaults = "include_defaults" in bound.arguments
+        if explicit_defaults and not bound.arguments["include_defaults"]:
+            return original(*bound.args, **bound.kwargs)  # the caller's folders alone, as lm-eval
         bound.arguments["include_path"] = with_pack_path(bound.arguments.get("include_path"))
-        if _builtin_index_skipped and "include_defaults" not in bound.arguments:
+        if _builtin_index_skipped and not explicit_defaults:
             bound.arguments["include_defaults"] = False
         original(*bound.args, **bound.kwargs)
 
@@ -88,11 +108,44 @@ def _patch_task_manager() -> None:
     cls.__init__ = __init__
 
 
+@functools.lru_cache(maxsize=1)
+def pack_index_names() -> frozenset[str]:
+    """Every task, group and tag the pack's own folder defines (its index alone: ~0.1 s)."""
+    from lm_eval.tasks import TaskManager
+
+    tm = TaskManager(include_path=[str(TASKS_DIR.resolve())], include_defaults=False)
+    return frozenset(tm.all_subtasks) | frozenset(tm.all_groups) | frozenset(tm.all_tags)
+
+
+def names_pack_tasks(names: Iterable) -> bool:
+    """True when a requested name is a task, group or tag of the pack, a pattern matching one, or a
+    YAML path inside the pack's folder. Only then does the pack's CLI handling apply: a run naming
+    built-in tasks alone gets lm-eval's own behaviour (exit codes, messages), as without the pack."""
+    wanted = [str(n).strip() for n in names if isinstance(n, (str, Path)) and str(n).strip()]
+    if not wanted:
+        return False
+    ours = pack_index_names()
+    for name in wanted:
+        if name in ours or fnmatch.filter(ours, name):
+            return True
+        if name.endswith((".yaml", ".yml")):
+            try:
+                Path(name).resolve().relative_to(TASKS_DIR.resolve())
+                return True
+            except ValueError:
+                continue
+    return False
+
+
 def only_pack_tasks(names: Iterable[str], include_path=None) -> bool:
     """True when every name is a task, group or tag of the pack or of the user's ``include_path``
     folders (built-in names and YAML paths are not)."""
     wanted = {str(n).strip() for n in names if str(n).strip()}
     if not wanted or lm_eval_discovers_entry_points():
+        return False
+    if wanted <= pack_index_names():
+        return True
+    if not _split_paths(include_path):
         return False
     from lm_eval.tasks import TaskManager
 
@@ -116,6 +169,8 @@ def misspelt_pack_names(names: Iterable[str], include_path=None) -> list[str]:
     wanted = [str(n).strip() for n in names if str(n).strip()]
     if not wanted or lm_eval_discovers_entry_points():
         return []
+    if set(wanted) <= pack_index_names():
+        return []  # all the pack's own (the common case): no index to build
     tm = TaskManager(include_path=with_pack_path(include_path), include_defaults=False)
     known = set(tm.all_subtasks) | set(tm.all_groups) | set(tm.all_tags)
     unknown = [n for n in wanted if n not in known]
@@ -151,15 +206,73 @@ def skip_builtin_index(names: Iterable[str], include_path=None) -> Iterator[bool
             _builtin_index_skipped = False
 
 
+def is_pack_function(fn) -> bool:
+    """Is ``fn`` (or the function a ``functools.partial`` wraps) defined by the pack or its task files?"""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    module = str(getattr(fn, "__module__", "") or "")
+    if module.split(".")[0] == "lm_eval_persian_culture":
+        return True
+    try:  # task utils.py files, which lm-eval loads by path and names by it
+        Path(module).resolve().relative_to(TASKS_DIR.resolve())
+        return True
+    except (ValueError, OSError):
+        return False
+
+
+def _patch_pack_stderr() -> None:
+    """The pack's aggregations keep lm-eval 0.4.13's stderr, "N/A", wherever lm-eval would bootstrap them.
+
+    lm-eval 0.5 bootstraps EVERY aggregation other than ``mean`` (100,000 resamples, in a process
+    pool that must pickle the function): the pack's aggregations are closures and partials over
+    lambdas (they cannot be pickled: every pack task crashed after generating), and each of its
+    ~300 metrics would cost seconds to minutes of resampling. 0.4.13 bootstraps only its own listed
+    metrics, so this patch only switches itself on where lm-eval bootstraps a function it does not
+    know, and only for the pack's own functions: built-in tasks keep lm-eval's stderr.
+    """
+    try:
+        import lm_eval.api.metrics as metrics
+    except ImportError:
+        return
+    original = getattr(metrics, "stderr_for_metric", None)
+    if getattr(original, "_persian_culture_patched", False):
+        return
+    if compat.has_parameters(original, "metric", "bootstrap_iters"):
+        return  # no stderr_for_metric of this shape: nothing of lm-eval's to keep away from
+    try:
+        bootstraps_unknown = original(metric=lambda xs: 0.0, bootstrap_iters=10) is not None
+    except Exception:  # noqa: BLE001
+        bootstraps_unknown = False
+    if not bootstraps_unknown:
+        return  # 0.4.13: unknown aggregations already get "N/A"
+
+    @functools.wraps(original)
+    def stderr_for_metric(metric, bootstrap_iters):
+        if is_pack_function(metric):
+            return None  # "N/A", as under 0.4.13
+        return original(metric=metric, bootstrap_iters=bootstrap_iters)
+
+    stderr_for_metric._persian_culture_patched = True
+    metrics.stderr_for_metric = stderr_for_metric
+
+
 def install_into_lm_eval() -> None:
     """Everything the pack changes in a running lm-eval, in one idempotent call.
 
     lm-eval's ``TaskManager`` indexes the pack's task folder (once, see ``with_pack_path``), and
     the pre-flight runs before any model loads (``preflight.install``: it patches
     ``simple_evaluate`` and the ``run``/``validate`` subcommands when lm-eval imports them).
-    Called by the startup hook and by the wrapper CLI; add further patches here, each idempotent.
+    Called by the startup hook and by the wrapper CLI; add further patches here, each idempotent
+    and each checking (``compat``) that lm-eval has what it patches.
     """
     from lm_eval_persian_culture.harness import preflight
 
-    preflight.install()
-    _patch_task_manager()
+    for what, patch in (
+        ("the pre-flight", preflight.install),
+        ("task discovery", _patch_task_manager),
+        ("the pack's stderr", _patch_pack_stderr),
+    ):
+        try:  # each patch checks what it needs; this catches what no check foresaw
+            patch()
+        except Exception as err:  # noqa: BLE001 - the pack must never break lm-eval
+            compat.switch_off(what, f"what it expected ({type(err).__name__}: {err})")

@@ -25,6 +25,7 @@ imported and arranges (a ``sys.meta_path`` hook) to patch the others when they a
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import importlib.abc
 import inspect
@@ -38,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from lm_eval_persian_culture import TASKS_DIR
+from lm_eval_persian_culture.harness import compat
 
 if TYPE_CHECKING:
     from lm_eval_persian_culture.judge.settings import JudgeSettings
@@ -148,7 +150,7 @@ def pack_names(task_manager) -> list[str]:
 
     return sorted(
         name
-        for name, entry in task_manager.task_index.items()
+        for name, entry in compat.task_index(task_manager).items()
         if entry.kind != Kind.TAG and _in_pack(entry.yaml_path)
     )
 
@@ -164,7 +166,7 @@ def resolve_pack_tasks(task_manager, specs: Sequence[Any], report: PreflightRepo
     from lm_eval.tasks._index import Kind
     from lm_eval.tasks._yaml_loader import load_yaml
 
-    index = task_manager.task_index
+    index = compat.task_index(task_manager)
     leaves: dict[str, Any] = {}
     seen: set[str] = set()
 
@@ -398,7 +400,7 @@ def summarize_groups(task_manager, specs: Sequence[Any], report: PreflightReport
 
     if not report.problems:
         return
-    index = task_manager.task_index
+    index = compat.task_index(task_manager)
     summaries = []
     for spec in specs:
         entry = index.get(spec) if isinstance(spec, str) else None
@@ -484,18 +486,109 @@ def failure_message(failures: Sequence[Mapping], output_path: str | None = None)
     return "\n".join(lines)
 
 
+def _pack_engaged(names: Sequence[Any]) -> bool:
+    """Does this call name a pack task? If not, the pack stays out of lm-eval's way entirely."""
+    if compat.is_off("the pre-flight"):
+        return False
+    missing = compat.preflight_missing()
+    if missing:
+        compat.switch_off("the pre-flight", missing)
+        return False
+    try:
+        from lm_eval_persian_culture.harness.discovery import names_pack_tasks
+
+        return names_pack_tasks(names)
+    except Exception as err:  # noqa: BLE001 - never raise inside lm-eval
+        compat.switch_off("the pre-flight", f"what it reads ({type(err).__name__}: {err})")
+        return False
+
+
+def limit_problem(limit: Any) -> str | None:
+    """``--limit 0`` (or below) selects no documents: lm-eval loads the model, then stops with a traceback."""
+    try:
+        value = float(limit)
+    except (TypeError, ValueError):
+        return None
+    if value > 0:
+        return None
+    return (f"--limit {limit:g} selects no documents: give a number of documents (e.g. --limit 10) "
+            "or a fraction in (0, 1), or leave --limit out")  # fmt: skip
+
+
+def duplicate_problem(task_manager, specs: Sequence[Any]) -> str | None:
+    """A pack task reached twice (a group and one of its members): lm-eval 0.4.13 refuses that, but
+    only after loading the model; 0.5 accepts it (no ``_check_duplicates``), so nothing to say there."""
+    if not callable(getattr(type(task_manager), "_check_duplicates", None)):
+        return None
+    reached: dict[str, str] = {}
+    for spec in specs:
+        if not isinstance(spec, str):
+            continue
+        for leaf in resolve_pack_tasks(task_manager, [spec], PreflightReport()):
+            first = reached.setdefault(leaf, spec)
+            if first != spec:
+                return (f"{leaf} is named twice, by {first} and by {spec}: this lm-eval refuses that once the model "
+                        "has loaded. Name the group or its members, not both.")  # fmt: skip
+    return None
+
+
+def _preflight(params: dict, tasks: Any, model_args: Any) -> list[str]:
+    """The checks before the model loads; builds lm-eval's TaskManager into ``params`` if missing."""
+    task_manager = params.get("task_manager")
+    if task_manager is None and tasks:
+        # What simple_evaluate would build after loading the model, built before it instead.
+        from lm_eval.tasks import TaskManager
+
+        from lm_eval_persian_culture.harness.discovery import only_pack_tasks, with_pack_path
+
+        metadata = _parse_model_args(model_args) | dict(params.get("metadata") or {})
+        requested = list(tasks) if isinstance(tasks, (list, tuple)) else [tasks]
+        pack_only = all(isinstance(t, str) for t in requested) and only_pack_tasks(requested)
+        # Only pack tasks asked for: lm-eval's own index (~10 s) would find nothing we need.
+        scope = {"include_path": with_pack_path(None), "include_defaults": False} if pack_only else {}
+        task_manager = params["task_manager"] = TaskManager(metadata=metadata, **scope)
+    leaves: list[str] = []
+    if task_manager is not None and not _first_process_of_launch():
+        # Once per launch: rank 0 checks and probes; if it finds a problem it exits, and the
+        # launcher (torchrun, accelerate) stops the others. Leaves are still resolved here (the
+        # index only), so every rank decides the same about logging samples.
+        leaves = list(resolve_pack_tasks(task_manager, tasks, PreflightReport()))
+        logger.info("pre-flight: left to rank 0 of this launch")
+    elif task_manager is not None:
+        report = check_tasks(task_manager, tasks, model_args)
+        check_served_tokenizer(report, params.get("model"), model_args)
+        leaves = report.tasks
+        problem = limit_problem(params.get("limit")) if leaves else None
+        if problem:
+            report.add_problem("settings", problem)
+        problem = duplicate_problem(task_manager, tasks if isinstance(tasks, (list, tuple)) else [tasks])
+        if problem:
+            report.add_problem("task", problem)
+        for warning in report.warnings:
+            logger.warning("pre-flight: %s", warning)
+        if leaves or report.problems:
+            logger.info("%s", report.summary())
+        report.raise_if_problems()
+    return leaves
+
+
 def _wrap_simple_evaluate(original: Callable) -> Callable:
     if getattr(original, "_persian_culture_preflight", False):
         return original
     signature = inspect.signature(original)
 
     def simple_evaluate(*args, **kwargs):
+        try:
+            bound = signature.bind_partial(*args, **kwargs)
+        except TypeError:
+            return original(*args, **kwargs)  # a wrong call gets lm-eval's own error
+        params = dict(bound.arguments)
+        tasks = params.get("tasks") or []
+        if not _pack_engaged(tasks if isinstance(tasks, (list, tuple)) else [tasks]):
+            return original(*args, **kwargs)  # no pack task named: lm-eval exactly as without the pack
         from lm_eval_persian_culture.judge import filter as judge_filter
         from lm_eval_persian_culture.judge.settings import JudgeFailureError
 
-        bound = signature.bind_partial(*args, **kwargs)
-        params = dict(bound.arguments)
-        tasks = params.get("tasks") or []
         model_args = params.get("model_args")
         task_manager = params.get("task_manager")
         restore_env = []
@@ -507,33 +600,13 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
                     os.environ[var] = "none"
                     restore_env.append(var)
         try:
-            if task_manager is None and tasks:
-                # What simple_evaluate would build after loading the model, built before it instead.
-                from lm_eval.tasks import TaskManager
-
-                from lm_eval_persian_culture.harness.discovery import only_pack_tasks
-
-                metadata = _parse_model_args(model_args) | dict(params.get("metadata") or {})
-                requested = list(tasks) if isinstance(tasks, (list, tuple)) else [tasks]
-                pack_only = all(isinstance(t, str) for t in requested) and only_pack_tasks(requested)
-                # Only pack tasks asked for: lm-eval's own index (~10 s) would find nothing we need.
-                task_manager = params["task_manager"] = TaskManager(metadata=metadata, include_defaults=not pack_only)
-            leaves: list[str] = []
-            if task_manager is not None and not _first_process_of_launch():
-                # Once per launch: rank 0 checks and probes; if it finds a problem it exits, and the
-                # launcher (torchrun, accelerate) stops the others. Leaves are still resolved here (the
-                # index only), so every rank decides the same about logging samples.
-                leaves = list(resolve_pack_tasks(task_manager, tasks, PreflightReport()))
-                logger.info("pre-flight: left to rank 0 of this launch")
-            elif task_manager is not None:
-                report = check_tasks(task_manager, tasks, model_args)
-                check_served_tokenizer(report, params.get("model"), model_args)
-                leaves = report.tasks
-                for warning in report.warnings:
-                    logger.warning("pre-flight: %s", warning)
-                if leaves or report.problems:
-                    logger.info("%s", report.summary())
-                report.raise_if_problems()
+            try:
+                leaves = _preflight(params, tasks, model_args)
+            except user_errors():
+                raise
+            except Exception as err:  # noqa: BLE001 - a pre-flight that cannot read this lm-eval steps aside
+                compat.switch_off("the pre-flight", f"what it reads ({type(err).__name__}: {err})")
+                leaves = []
             tracker = params.get("evaluation_tracker")
             forced_samples = bool(
                 _state.cli and leaves and not params.get("log_samples", True)
@@ -577,6 +650,10 @@ def _first_process_of_launch() -> bool:
 
 
 def _patch_evaluator(module) -> None:
+    missing = compat.has_parameters(getattr(module, "simple_evaluate", None), "tasks", "task_manager", "model_args")
+    if missing:
+        compat.switch_off("the pre-flight", missing)
+        return
     module.simple_evaluate = _wrap_simple_evaluate(module.simple_evaluate)
     parent = sys.modules.get("lm_eval")
     if parent is not None and "simple_evaluate" in vars(parent):
@@ -606,6 +683,9 @@ def user_error_message(err: BaseException) -> str | None:
     text = str(err)
     if isinstance(err, ValueError) and text.startswith("Tasks not found:"):
         return tasks_not_found_message([t.strip() for t in text.split(":", 1)[1].split(",") if t.strip()])
+    if isinstance(err, ValueError) and text.startswith("Duplicate task"):
+        # lm-eval 0.4.13 refuses a group and one of its members in one --tasks list (0.5 accepts it)
+        return f"{text}. Name the group or its members, not both."
     return None
 
 
@@ -656,21 +736,38 @@ def refuse_misspelt_names(args: Any) -> None:
         raise UserInputError(tasks_not_found_message(misspelt))
 
 
+def _misspelt(args: Any) -> list[str]:
+    """Misspelt pack names among --tasks (see ``discovery.misspelt_pack_names``); [] if it cannot tell."""
+    from lm_eval_persian_culture.harness.discovery import misspelt_pack_names
+
+    try:
+        return misspelt_pack_names(_task_names(getattr(args, "tasks", None)), getattr(args, "include_path", None))
+    except Exception:  # noqa: BLE001 - lm-eval's own index decides then
+        return []
+
+
 def _patch_run(module) -> None:
-    cls = module.Run
-    current = cls.__dict__.get("_execute")
+    cls = getattr(module, "Run", None)
+    current = cls.__dict__.get("_execute") if isinstance(cls, type) else None
     original = current.__func__ if isinstance(current, staticmethod) else current
+    if not callable(original):
+        compat.switch_off("the pre-flight of `lm_eval run`", "lm_eval._cli.run.Run._execute")
+        return
     if getattr(original, "_persian_culture_preflight", False):
         return
 
     def _execute(args):
         from lm_eval_persian_culture.harness.discovery import skip_builtin_index
 
+        names = _task_names(getattr(args, "tasks", None))
+        if not _pack_engaged(names) and not _misspelt(args):
+            return original(args)  # no pack task named: lm-eval's own command, untouched
+
         def run() -> Any:
             refuse_misspelt_names(args)
             return original(args)
 
-        with skip_builtin_index(_task_names(getattr(args, "tasks", None)), getattr(args, "include_path", None)):
+        with skip_builtin_index(names, getattr(args, "include_path", None)):
             return guarded(run, args, getattr(args, "output_path", None))
 
     _execute._persian_culture_preflight = True
@@ -678,10 +775,14 @@ def _patch_run(module) -> None:
 
 
 def _patch_validate(module) -> None:
-    cls = module.Validate
+    cls = getattr(module, "Validate", None)
+    if not all(callable(getattr(cls, name, None)) for name in ("_add_args", "_execute")):
+        compat.switch_off("the pre-flight of `lm_eval validate`", "lm_eval._cli.validate.Validate._add_args/_execute")
+        return
     if getattr(cls._execute, "_persian_culture_preflight", False):
         return
     original_add_args = cls._add_args
+    original_execute = cls._execute
 
     def _add_args(self) -> None:
         original_add_args(self)
@@ -697,8 +798,25 @@ def _patch_validate(module) -> None:
     def _execute(self, args) -> None:
         from lm_eval_persian_culture.harness.discovery import skip_builtin_index
 
-        with skip_builtin_index(_task_names(getattr(args, "tasks", None)), getattr(args, "include_path", None)):
-            guarded(lambda: (refuse_misspelt_names(args), validate(args)), args)
+        names = _task_names(getattr(args, "tasks", None))
+        if not _pack_engaged(names) and not _misspelt(args):
+            given = [f"--{flag} {value}" for flag in ("metadata", "model_args") if (value := getattr(args, flag, None))]
+            if given:  # lm-eval's validate has neither flag: refuse them as its parser would
+                self._parser.error(f"unrecognized arguments: {' '.join(given)}")
+            return original_execute(self, args)
+        with skip_builtin_index(names, getattr(args, "include_path", None)):
+            guarded(lambda: (refuse_misspelt_names(args), _validate_or_step_aside(self, args)), args)
+
+    def _validate_or_step_aside(self, args) -> None:
+        try:
+            validate(args)
+        except user_errors():
+            raise
+        except Exception as err:  # noqa: BLE001 - a pack validate that cannot read this lm-eval steps aside
+            if debug_wanted(args):
+                raise
+            compat.switch_off("the pre-flight of `lm_eval validate`", f"what it reads ({type(err).__name__}: {err})")
+            original_execute(self, args)
 
     _execute._persian_culture_preflight = True
     cls._add_args = _add_args
@@ -743,12 +861,62 @@ def _parse_metadata(text: str | None) -> dict:
     return value
 
 
+def argv_problem(argv: Sequence[str]) -> str | None:
+    """Malformed ``--metadata`` JSON, when pack tasks are named: lm-eval 0.4.13's parser turns it into
+    a traceback (0.5's into an argparse error); found here before the parser, with one message."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--tasks", "-t", nargs="*", default=[])
+    parser.add_argument("--metadata", nargs="*", default=None)
+    known, _ = parser.parse_known_args(list(argv))
+    if not known.metadata or not _pack_engaged(_task_names(",".join(known.tasks))):
+        return None
+    for text in known.metadata:
+        if "{" not in text:
+            continue  # key=value pairs: lm-eval's own syntax
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as err:
+            return f"--metadata is not valid JSON ({err.msg} at char {err.pos}): {text}"
+    return None
+
+
+def _patch_cli(module) -> None:
+    cls = getattr(module, "HarnessCLI", None)
+    original = getattr(cls, "parse_args", None)
+    if not callable(original):
+        compat.switch_off("the --metadata check of `lm_eval run`", "lm_eval._cli.harness.HarnessCLI.parse_args")
+        return
+    if getattr(original, "_persian_culture_preflight", False):
+        return
+
+    def parse_args(self, *args, **kwargs):
+        try:
+            message = argv_problem(sys.argv[1:])
+        except Exception:  # noqa: BLE001 - a check that cannot parse leaves it to lm-eval's parser
+            message = None
+        if message:
+            fail(message)
+        return original(self, *args, **kwargs)
+
+    parse_args._persian_culture_preflight = True
+    cls.parse_args = parse_args
+
+
 # --------------------------------------------------------------------------- install
 _PATCHES: dict[str, Callable] = {
     "lm_eval.evaluator": _patch_evaluator,
     "lm_eval._cli.run": _patch_run,
     "lm_eval._cli.validate": _patch_validate,
+    "lm_eval._cli.harness": _patch_cli,
 }
+
+
+def _apply(patch: Callable, module) -> None:
+    """One patch; whatever it meets, lm-eval's module stays importable and unpatched."""
+    try:
+        patch(module)
+    except Exception as err:  # noqa: BLE001 - the pack must never break lm-eval
+        compat.switch_off(f"the pre-flight ({module.__name__})", f"what it patches ({type(err).__name__}: {err})")
 
 
 class _PatchingLoader(importlib.abc.Loader):
@@ -763,7 +931,7 @@ class _PatchingLoader(importlib.abc.Loader):
 
     def exec_module(self, module) -> None:
         self._loader.exec_module(module)
-        self._patch(module)
+        _apply(self._patch, module)
 
     def __getattr__(self, name: str):  # get_source, get_data, ... for inspect and importlib.resources
         return getattr(self._loader, name)
@@ -803,4 +971,4 @@ def install() -> None:
         # A module still executing (lm_eval.evaluator imports lm_eval.tasks, where the startup hook
         # acts) is patched by the finder above when its import finishes, not now, half-built.
         if module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False):
-            patch(module)
+            _apply(patch, module)

@@ -100,9 +100,10 @@ def judged_pack_tasks(results: Mapping, task_manager) -> list[str]:
     """Pack tasks of the run whose score goes through a custom filter (the judge or an extractor)."""
     from lm_eval.tasks._yaml_loader import load_yaml
 
+    from lm_eval_persian_culture.harness import compat
     from lm_eval_persian_culture.harness.preflight import _in_pack
 
-    index = task_manager.task_index
+    index = compat.task_index(task_manager) or {}
     judged = []
     for task in results.get("configs", {}):
         entry = index.get(task)

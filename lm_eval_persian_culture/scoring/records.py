@@ -7,9 +7,10 @@ in the logs (``json.loads(sample["filtered_resps"][0])``).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
-from typing import Any
+from typing import Any, Callable
 
 
 def encode_record(fields: dict) -> str:
@@ -18,6 +19,8 @@ def encode_record(fields: dict) -> str:
 
 def decode_record(value: Any) -> dict | None:
     """The record as a dict; None when ``value`` is not one of ours (e.g. another filter's text)."""
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]  # lm-eval 0.5 logs each response's filtered output as a list of one
     if isinstance(value, dict):
         return value
     if isinstance(value, str) and value.startswith("{"):
@@ -27,6 +30,34 @@ def decode_record(value: Any) -> dict | None:
             return None
         return decoded if isinstance(decoded, dict) else None
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def filter_outputs_are_lists() -> bool:
+    """Does lm-eval keep each response's filtered output a list, and flatten it for process_results?
+
+    lm-eval 0.5 does (its ``take_first`` gives ``[r[0]]``; process_results gets the chain of them);
+    0.4.13 keeps the output itself (``r[0]``) and hands process_results ``[output]``. Asked of
+    lm-eval's own take_first filter, so the answer follows the installed lm-eval, not a version number.
+    """
+    try:
+        from lm_eval.filters.selection import TakeFirstFilter
+
+        return list(TakeFirstFilter().apply([["x"]], [{}])) == [["x"]]
+    except Exception:  # noqa: BLE001 - no such filter: the 0.4 contract
+        return False
+
+
+def lm_eval_filter(fn: Callable) -> Callable:
+    """A custom filter returning one record per response, handed to lm-eval in the shape it expects
+    (see :func:`filter_outputs_are_lists`): ``process_results`` sees ``results[0] == record`` on both."""
+
+    @functools.wraps(fn)
+    def custom_filter(resps, docs):
+        out = fn(resps, docs)
+        return [[record] for record in out] if filter_outputs_are_lists() else out
+
+    return custom_filter
 
 
 def json_error_text(err: json.JSONDecodeError, with_line: bool = True) -> str:

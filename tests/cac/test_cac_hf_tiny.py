@@ -10,6 +10,7 @@ from lm_eval_persian_culture.tasks.cac.core import doc_to_text, read_pick
 
 
 @pytest.mark.e2e
+@pytest.mark.lmeval05  # also run under lm-eval 0.5 (.ci/run)
 def test_hf_backend_run(tiny_model):
     results = evaluate(
         ["cac_japan"],

@@ -16,6 +16,7 @@ from lm_eval_persian_culture.tasks.divan.core import SYSTEM_PROMPTS
 
 
 @pytest.mark.e2e
+@pytest.mark.lmeval05  # also run under lm-eval 0.5 (.ci/run)
 def test_hf_backend_run_and_prompt_check(tiny_model, tmp_path, capsys):
     tracker = EvaluationTracker(output_path=str(tmp_path / "out"))
     results = lm_eval.simple_evaluate(

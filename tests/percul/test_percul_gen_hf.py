@@ -12,6 +12,7 @@ from lm_eval_persian_culture.tasks.percul.core import doc_to_text
 
 
 @pytest.mark.e2e
+@pytest.mark.lmeval05  # also run under lm-eval 0.5 (.ci/run)
 def test_hf_generation_two_languages(tiny_model):
     results = lm_eval.simple_evaluate(
         model="hf", model_args=f"pretrained={tiny_model},dtype=float32", device="cpu", tasks=["percul_fa_en"],

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from lm_eval_persian_culture.scoring import short_answer as sa
+from lm_eval_persian_culture.scoring.records import decode_record
 from lm_eval_persian_culture.testing.openai_server import FakeOpenAIServer
 
 BIN = Path(sys.executable).parent
@@ -62,6 +63,7 @@ def cosines(model_dir: Path, left: list[str], right: list[str]) -> float | None:
 
 
 @pytest.mark.e2e
+@pytest.mark.lmeval05  # also run under lm-eval 0.5 (.ci/run)
 def test_taraz_blend_end_to_end(shared_data, tiny_model, tiny_embedder, tmp_path):
     out = tmp_path / "OUT"
     meta = {"data_dir": str(shared_data), "embedding_model": str(tiny_embedder)}
@@ -81,7 +83,7 @@ def test_taraz_blend_end_to_end(shared_data, tiny_model, tiny_embedder, tmp_path
     assert "سوال زیر را بخوانید و یک پاسخ بدون هیچ توضیحی ارائه دهید." in prompt
     records = []
     for s in logged:
-        rec = json.loads(s["filtered_resps"][0])
+        rec = decode_record(s["filtered_resps"][0])  # a JSON string; under lm-eval 0.5 a list of one
         reply, refs = s["resps"][0][0], s["doc"]["references"]
         assert rec["response"] == reply
         # recomputed independently of the filter: lexical metrics, items, and the cosines

@@ -31,7 +31,7 @@ from lm_eval_persian_culture.data.sources import (
     load_rows,
     resolve_data_dir,
 )
-from lm_eval_persian_culture.scoring.records import decode_record, encode_record
+from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
 from lm_eval_persian_culture.scoring import llm_extract
 from lm_eval_persian_culture.scoring.extract import cut_off_reasoning, read_pick as read_pick_number
 from lm_eval_persian_culture.scoring.ranges import SIGMAS, accepted_range
@@ -361,6 +361,7 @@ def _question(doc: Mapping) -> str:
             f"First turn: {doc['first_turn']}\nWhich response best fits the cultural context?")  # fmt: skip
 
 
+@lm_eval_filter
 def extract_filter(resps: Sequence, docs: Sequence[dict]) -> list[str]:
     """Custom lm-eval filter: one JSON record per reply, ``{"reply", "pick": 1-5 | None,
     "read_by": "rule" | "llm" | None}`` (plus ``llm_raw``/``llm_error`` where the

@@ -40,7 +40,7 @@ from lm_eval_persian_culture.data.sources import (
 )
 from lm_eval_persian_culture.scoring.extract import LETTERS, extract_choice, extract_yes_no, yes_no_label
 from lm_eval_persian_culture.text.persian import script_language
-from lm_eval_persian_culture.scoring.records import decode_record, encode_record
+from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
 from lm_eval_persian_culture.scoring import llm_extract as llm_extract_lib
 from lm_eval_persian_culture.scoring.run_context import chat_template_keeps_system, lm_eval_context
 from lm_eval_persian_culture.tasks._taskgen import SIGNED, magnitude_name
@@ -513,6 +513,7 @@ def extract_rule(doc: dict, reply: str) -> str | None:
     return extract_choice(reply, _options(doc))
 
 
+@lm_eval_filter
 def extract_filter(resps: Sequence, docs: Sequence[dict]) -> list[str]:
     """Custom lm-eval filter: every reply of the task at once -> one record per doc.
 

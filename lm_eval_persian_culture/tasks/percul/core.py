@@ -21,7 +21,7 @@ from lm_eval_persian_culture.data.sources import PROVENANCE_FIELD, DataSchemaErr
 from lm_eval_persian_culture.scoring import llm_extract
 from lm_eval_persian_culture.scoring.extract import LETTERS, cut_off_reasoning, read_option
 from lm_eval_persian_culture.text.persian import PERSIAN_DIGITS
-from lm_eval_persian_culture.scoring.records import decode_record, encode_record
+from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
 from lm_eval_persian_culture.tasks.percul.source import CATEGORIES, SPLITS, load_items
 
 logger = logging.getLogger("lm_eval_persian_culture")
@@ -163,6 +163,7 @@ def read_answer(reply: str, doc: Mapping) -> str | None:
     return None if index is None else LETTERS[index]
 
 
+@lm_eval_filter
 def extract_filter(resps: Sequence, docs: Sequence[Mapping]) -> list[str]:
     """Custom lm-eval filter: per doc, a JSON record ``{"reply", "extracted": "A".."D" | None,
     "extracted_by": "rule" | "llm" | None}`` (plus ``llm_raw``/``llm_error`` where the extractor was asked).

@@ -40,6 +40,7 @@ from lm_eval_persian_culture.scoring.aggregations import (
     make_topic_aggregations,
 )
 from lm_eval_persian_culture.judge.filter import judged_metrics, prepare_judge, run_judge, template_id
+from lm_eval_persian_culture.scoring.records import lm_eval_filter
 
 RELEASE_COMMIT = "6643f6c993c7b28eb8c09dab824bdb9f49009978"
 _RAW = f"https://raw.githubusercontent.com/niktaas/TAAROFBENCH/{RELEASE_COMMIT}/data/"
@@ -351,6 +352,7 @@ load_combined = partial(_load, "expected", "combined")
 
 
 # --------------------------------------------------------------------------- judging
+@lm_eval_filter
 def judge_filter(resps, docs):
     """Custom lm-eval filter: judges every reply of the task in one concurrent batch."""
     fmt = docs[0].get("judge_reply_format", DEFAULT_REPLY_FORMAT) if len(docs) else DEFAULT_REPLY_FORMAT

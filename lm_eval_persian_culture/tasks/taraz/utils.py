@@ -26,7 +26,7 @@ from lm_eval_persian_culture.data.sources import (
     to_dataset,
 )
 from lm_eval_persian_culture.judge.filter import judge_for, prepare_judge, template_id
-from lm_eval_persian_culture.scoring.records import decode_record, encode_record
+from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
 from lm_eval_persian_culture.scoring import embeddings
 from lm_eval_persian_culture.scoring import short_answer as sa
 from lm_eval_persian_culture.scoring.embeddings import prepare_embedding_model
@@ -280,11 +280,13 @@ def _records(resps, docs, judged: bool = False) -> list[dict]:
     return rows
 
 
+@lm_eval_filter
 def score_filter(resps, docs):
     """Custom lm-eval filter: every metric of every reply of the task, one embedding batch."""
     return [encode_record(row) for row in _records(resps, docs)]
 
 
+@lm_eval_filter
 def score_filter_judged(resps, docs):
     """As :func:`score_filter`, plus the paper's LLM judge (one concurrent, cached batch)."""
     from lm_eval_persian_culture.judge import filter as judge_filter
