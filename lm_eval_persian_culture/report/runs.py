@@ -46,6 +46,9 @@ class Run:
     samples_dir: Path
     timestamp: str
     _samples: dict[str, list[dict] | None] = field(default_factory=dict, repr=False)
+    # lm-eval 0.5 names a group's members "<group>::<task>" in results and sample files; the report
+    # reads them by task name (as 0.4 writes them) and finds the files under their written names
+    sample_names: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def results(self) -> dict[str, dict]:
@@ -93,7 +96,7 @@ class Run:
     def samples(self, task: str) -> list[dict] | None:
         """The task's logged samples (None when the run was made without --log_samples)."""
         if task not in self._samples:
-            path = self.samples_dir / f"samples_{task}_{self.timestamp}.jsonl"
+            path = self.samples_dir / f"samples_{self.sample_names.get(task, task)}_{self.timestamp}.jsonl"
             if not path.is_file():
                 self._samples[task] = None
             else:
@@ -141,7 +144,33 @@ def _load_results_file(path: Path) -> Run:
             f"{path}: not an lm-eval results file (no 'results' object); pass the results_<timestamp>.json "
             "that `lm_eval --output_path` writes")
     match = _RESULTS_NAME.match(path.name)
-    return Run(path=path, data=data, samples_dir=path.parent, timestamp=match.group("ts") if match else "")
+    data, sample_names = unqualified_task_names(data)
+    return Run(path=path, data=data, samples_dir=path.parent, timestamp=match.group("ts") if match else "",
+               sample_names=sample_names)
+
+
+_PER_TASK_SECTIONS = ("results", "configs", "n-samples", "higher_is_better", "versions", "n-shot")
+
+
+def unqualified_task_names(data: dict) -> tuple[dict, dict[str, str]]:
+    """lm-eval 0.5's "<group>::<task>" keys as plain task names (0.4's), and {task: written name} for the
+    samples files. A name that two qualified keys would share (one task under two groups) stays qualified."""
+    written = {key for section in _PER_TASK_SECTIONS for key in (data.get(section) or {}) if "::" in key}
+    leaves: dict[str, set[str]] = {}
+    for key in written:
+        leaves.setdefault(key.rsplit("::", 1)[1], set()).add(key)
+    rename = {next(iter(keys)): leaf for leaf, keys in leaves.items()
+              if len(keys) == 1 and not any(leaf in (data.get(s) or {}) for s in _PER_TASK_SECTIONS)}
+    if not rename:
+        return data, {}
+    data = dict(data)
+    for section in _PER_TASK_SECTIONS:
+        if isinstance(data.get(section), dict):
+            data[section] = {rename.get(k, k): v for k, v in data[section].items()}
+    if isinstance(data.get("group_subtasks"), dict):
+        data["group_subtasks"] = {rename.get(g, g): [rename.get(m, m) for m in members]
+                                  for g, members in data["group_subtasks"].items()}
+    return data, {leaf: key for key, leaf in rename.items()}
 
 
 def load_runs(inputs: list[Path]) -> list[Run]:
