@@ -21,6 +21,7 @@ def report_main(argv: list[str] | None = None) -> int:
     from lm_eval_persian_culture.report.render import write_html, write_markdown
 
     report = build(args.inputs, args.out, resamples=args.bootstrap)  # ReportInputError: exit 2 (cli)
+    args.out.mkdir(parents=True, exist_ok=True)  # charts create it only when there is a chart to draw
     md, page = write_markdown(report, args.out), write_html(report, args.out)
     for chart in report.charts:
         for path in chart.files:
