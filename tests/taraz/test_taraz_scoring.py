@@ -187,6 +187,11 @@ class SameVector:
         ("۱۳ فروردین", "14 فروردین", 0),
         ("13 فروردین", "۱۳ فروردین", 1),
         ("سیزده بدر", "13 فروردین", 1),  # no digits on one side: the cosine decides
+        # a right answer that also holds other numbers: the reference's numbers are all in it
+        ("ساعت 1 بعد از ظهر (13:00)", "13:00", 1),
+        ("سفره ۷ سین در ۱ فروردین", "سفره ۷ سین", 1),
+        ("ساعت ۱۲ یا ۱۴", "13:00", 0),  # other numbers only
+        ("۷ سین", "سفره ۷ سین در ۱ فروردین", 0),  # the reply lacks one of the reference's numbers
     ],
 )
 def test_texts_with_different_numbers_never_match(monkeypatch, reply, reference, match):
