@@ -176,7 +176,21 @@ def same_numbers(reply: str, reference: str) -> bool:
     """False when both texts hold numbers and the reply lacks one of the reference's (then no cosine
     makes them match). A reply may hold other numbers too: "ساعت 1 بعد از ظهر (13:00)" answers 13:00."""
     a, b = numbers_in(reply), numbers_in(reference)
-    return not (a and b) or b <= a
+    if not (a and b):
+        return True
+    in_reply = {reading for number in a for reading in _readings(number)}
+    return all(_readings(number) & in_reply for number in b)
+
+
+_SLASH_OR_DECIMAL = re.compile(r"[۰-۹]+[/٫][۰-۹]+")
+
+
+def _readings(number: str) -> set[str]:
+    """A number and what else it may be written as: Persian writes the decimal ۱٫۵ as ۱/۵ too,
+    which could also be a date or a fraction; the rule cannot tell, so both readings agree."""
+    if _SLASH_OR_DECIMAL.fullmatch(number):
+        return {number.replace("/", "٫"), number.replace("٫", "/")}
+    return {number}
 
 
 def score_replies(
