@@ -305,6 +305,15 @@ def test_unloadable_model_is_one_clear_error(tmp_path):
         embeddings.load_encoder(str(tmp_path / "no-such-model"))
 
 
+@pytest.mark.parametrize("value", ["abc", "0", "-4"])
+def test_bad_embedding_batch_size_is_refused_at_load_not_after_generation(monkeypatch, value):
+    embeddings.register_encoder("same-vector", SameVector())
+    monkeypatch.setattr(embeddings, "_active", None)
+    monkeypatch.setenv(embeddings.EMBEDDING_BATCH_ENV, value)
+    with pytest.raises(embeddings.EmbeddingConfigError, match=f"PERSIAN_CULTURE_EMBEDDING_BATCH_SIZE={value!r}"):
+        embeddings.prepare_embedding_model({"embedding_model": "same-vector"})
+
+
 # ------------------------------------------------------------------ judge
 @pytest.mark.parametrize(
     "raw, verdict",
