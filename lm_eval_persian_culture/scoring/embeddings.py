@@ -197,11 +197,24 @@ def register_encoder(name: str, encoder: Encoder) -> None:
     _encoders[name] = encoder
 
 
+def batch_size() -> int:
+    """$PERSIAN_CULTURE_EMBEDDING_BATCH_SIZE (64 when unset), a positive whole number."""
+    value = os.environ.get(EMBEDDING_BATCH_ENV, "64")
+    try:
+        size = int(value)
+    except ValueError:
+        size = 0
+    if size < 1:
+        raise EmbeddingConfigError(f"{EMBEDDING_BATCH_ENV}={value!r}: give a positive whole number (the default is 64)")
+    return size
+
+
 def prepare_embedding_model(settings: Mapping[str, Any] | None) -> str:
     """At task load: resolve, check and load the run's embedding model; returns its name."""
     global _active, _source
     name, _source = embedding_model_source(settings)
     if not is_disabled(name):
+        batch_size()  # a bad value stops the run here, not after generation
         load_encoder(name)
     _active = name
     return name
@@ -274,7 +287,7 @@ def recorded_settings(name: str | None = None, threshold: float | None = None) -
         "embedding_model": model_identity(name),
         "embedding_model_set_by": _source if name == _active else None,
         "embed_threshold": threshold,
-        "embedding_batch_size": int(os.environ.get(EMBEDDING_BATCH_ENV, "64")),
+        "embedding_batch_size": batch_size(),
         "sentence_transformers": version("sentence-transformers"),
         "transformers": version("transformers"),
     }
@@ -293,16 +306,16 @@ def embed(texts: Sequence[str], model: str | None = None, desc: str = "embedding
     unique = list(dict.fromkeys(t for t in texts if t))
     if not unique:
         return {}
-    batch_size = int(os.environ.get(EMBEDDING_BATCH_ENV, "64"))
+    size = batch_size()
     logger.info("%s: %d distinct texts with %s", desc, len(unique), name)
     from tqdm.auto import tqdm
 
     chunks = []
     with tqdm(total=len(unique), desc=desc, unit="text") as bar:
-        for start in range(0, len(unique), batch_size):
-            batch = unique[start : start + batch_size]
+        for start in range(0, len(unique), size):
+            batch = unique[start : start + size]
             chunks.append(np.asarray(
-                encoder.encode(batch, batch_size=batch_size, show_progress_bar=False, convert_to_numpy=True),
+                encoder.encode(batch, batch_size=size, show_progress_bar=False, convert_to_numpy=True),
                 dtype=np.float32,
             ))  # fmt: skip
             bar.update(len(batch))
@@ -338,6 +351,7 @@ __all__ = [
     "EMBEDDING_MODEL_ENV",
     "EmbeddingConfigError",
     "active_model",
+    "batch_size",
     "check_compatible",
     "embed",
     "embedding_model_name",

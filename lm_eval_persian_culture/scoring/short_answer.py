@@ -14,7 +14,8 @@
   ``answer_form``), against every reference raw and post-processed the same way: a reference
   given verbatim as the reply always scores 1, and hybrid_match is never below embed_match.
 * Numbers decide for themselves: in both embedding metrics a pair of texts that both hold numbers
-  (digits, times, dates, ranges) can match only if they hold the same ones, whatever the cosine
+  (digits, times, dates, ranges) can match only if the reply holds every number of the reference,
+  whatever the cosine
   ("08:00" never matches "13:00"; an English model maps Persian digits to [UNK]).
 * ``judge_match`` -- the paper's LLM-judge prompt (answer 1 or 0), in the ``_judged`` tasks.
 
@@ -171,10 +172,25 @@ def comparison_texts(reply: str, refs: Sequence[str]) -> dict[str, list[str]]:
     }
 
 
-def same_numbers(left: str, right: str) -> bool:
-    """False when both texts hold numbers and not the same ones (then no cosine makes them match)."""
-    a, b = numbers_in(left), numbers_in(right)
-    return not (a and b) or a == b
+def same_numbers(reply: str, reference: str) -> bool:
+    """False when both texts hold numbers and the reply lacks one of the reference's (then no cosine
+    makes them match). A reply may hold other numbers too: "ساعت 1 بعد از ظهر (13:00)" answers 13:00."""
+    a, b = numbers_in(reply), numbers_in(reference)
+    if not (a and b):
+        return True
+    in_reply = {reading for number in a for reading in _readings(number)}
+    return all(_readings(number) & in_reply for number in b)
+
+
+_SLASH_OR_DECIMAL = re.compile(r"[۰-۹]+[/٫][۰-۹]+")
+
+
+def _readings(number: str) -> set[str]:
+    """A number and what else it may be written as: Persian writes the decimal ۱٫۵ as ۱/۵ too,
+    which could also be a date or a fraction; the rule cannot tell, so both readings agree."""
+    if _SLASH_OR_DECIMAL.fullmatch(number):
+        return {number.replace("/", "٫"), number.replace("٫", "/")}
+    return {number}
 
 
 def score_replies(

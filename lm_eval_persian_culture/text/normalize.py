@@ -135,9 +135,10 @@ def clean(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------------- step 2
-# A list marker opens a line: a bullet, or a short number followed by . ) - : that is not
-# followed by another digit (so ۱۳:۰۰, ۲-۳ and ۱٫۵ are answers, ۱. and ۲) are markers).
-_LIST_MARKER = re.compile(r"^\s*(?:[-*•·▪◦]+(?![۰-۹])|[۰-۹]{1,3}\s*[.)\-:–](?![۰-۹])|\([۰-۹]+\))\s*")
+# A list marker opens a line and has text after it: a bullet, or a short number followed by
+# . ) - : that is not followed by another digit (so ۱۳:۰۰, ۲-۳ and ۱٫۵ are answers, ۱. and ۲) are
+# markers; ۵. alone on its line is the answer ۵).
+_LIST_MARKER = re.compile(r"^\s*(?:[-*•·▪◦]+(?![۰-۹])|[۰-۹]{1,3}\s*[.)\-:–](?![۰-۹])|\([۰-۹]+\))\s*(?=\S)")
 # Item separators: Persian/Latin comma and semicolon, sentence ends, line breaks.
 _SEPARATORS = re.compile(r"[،؛,;.!?؟\n]+")
 # Everything else that is punctuation becomes a space (quotes, brackets, colon, dashes, ellipsis),

@@ -75,6 +75,9 @@ def test_clean(raw, expected):
         ("1400/07/25", ["۱۴۰۰/۷/۲۵"]),
         ("08/13", ["۸/۱۳"]),
         ("1.5", ["۱٫۵"]),
+        ("5.", ["۵"]),  # a number alone on its line is the answer, with its full stop
+        ("۳)", ["۳"]),
+        ("جواب:\n۳.", ["جواب", "۳"]),
         # markers that really are markers
         ("۱. ۱۳ فروردین\n۲. ۱۴ فروردین", ["۱۳ فروردین", "۱۴ فروردین"]),
         ("1- نان\n2) پنیر", ["نان", "پنیر"]),

@@ -51,7 +51,7 @@ def test_results_name_the_embedding_model_however_it_was_set(shared_data, tiny_e
 
 def test_predict_only_needs_no_embedding_model(shared_data):
     # No embedding model is set: without --predict_only the paper's default would be refused at load
-    # under transformers 5 (see test_paper_embedding_model_fails_at_load_not_mid_run).
+    # here, where the hub cannot be reached (see test_paper_embedding_model_fails_at_load_not_mid_run).
     results = evaluate(["taraz_blend"], first_reference, shared_data, limit=2, predict_only=True)
     assert embeddings.active_model() == embeddings.DISABLED
     samples = results["samples"]["taraz_blend"]

@@ -187,6 +187,15 @@ class SameVector:
         ("۱۳ فروردین", "14 فروردین", 0),
         ("13 فروردین", "۱۳ فروردین", 1),
         ("سیزده بدر", "13 فروردین", 1),  # no digits on one side: the cosine decides
+        # a right answer that also holds other numbers: the reference's numbers are all in it
+        ("ساعت 1 بعد از ظهر (13:00)", "13:00", 1),
+        ("سفره ۷ سین در ۱ فروردین", "سفره ۷ سین", 1),
+        ("ساعت ۱۲ یا ۱۴", "13:00", 0),  # other numbers only
+        ("۷ سین", "سفره ۷ سین در ۱ فروردین", 0),  # the reply lacks one of the reference's numbers
+        # Persian writes the decimal 1.5 as ۱/۵ too: the rule cannot tell it from a date, so the cosine decides
+        ("۱/۵ ساعت", "1.5", 1),
+        ("1.5 ساعت", "۱/۵", 1),
+        ("۲/۵ ساعت", "1.5", 0),
     ],
 )
 def test_texts_with_different_numbers_never_match(monkeypatch, reply, reference, match):
@@ -294,6 +303,15 @@ def test_local_gte_remote_code_dir_is_recognised(tmp_path, monkeypatch):
 def test_unloadable_model_is_one_clear_error(tmp_path):
     with pytest.raises(embeddings.EmbeddingConfigError, match="could not be loaded"):
         embeddings.load_encoder(str(tmp_path / "no-such-model"))
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-4"])
+def test_bad_embedding_batch_size_is_refused_at_load_not_after_generation(monkeypatch, value):
+    embeddings.register_encoder("same-vector", SameVector())
+    monkeypatch.setattr(embeddings, "_active", None)
+    monkeypatch.setenv(embeddings.EMBEDDING_BATCH_ENV, value)
+    with pytest.raises(embeddings.EmbeddingConfigError, match=f"PERSIAN_CULTURE_EMBEDDING_BATCH_SIZE={value!r}"):
+        embeddings.prepare_embedding_model({"embedding_model": "same-vector"})
 
 
 # ------------------------------------------------------------------ judge

@@ -37,7 +37,7 @@ DEVIATIONS = [
     "post-processing is applied alike to the reply and to every reference (the paper post-processes the reply only), so a reference given verbatim or in a surface variant always matches itself",
     "hybrid_match (Maux+Post) is the max over the reply's sentences AND its post-processed items and answer, so it is never below embed_match; the paper's Maux+Post falls below Maux in three ISN-SAQ rows",
     "embed_match (Maux) compares the reply's sentences and the references after the same character normalisation (hazm normaliser, ي/ك, digits, half-space as space) on both sides; the paper does not say what Maux compares beyond 'outputs are normalized before scoring'",
-    "in both embedding metrics two texts holding different numbers (digits, times, dates, ranges) never match, whatever the cosine",
+    "in both embedding metrics a reply text and a reference that both hold numbers (digits, times, dates, ranges) match only if the reply holds every number of the reference, whatever the cosine",
     "number words are not converted to digits (sec. 5.1 names 123 vs صد و بیست و سه); dates and times are kept as digit tokens (13:00, 1400/7/25), not turned into words as sec. 5.2's examples do; leading zeros and thousands separators dropped, 'N تا M' written N-M",
     "suffix stripping and fixed expressions follow hazm's lexicon (words.dat): a lemma keeps its suffix-like ending, a suffix goes only down to a listed stem; conjunction pairs the lexicon does not know (دید و بازدید, تام و جری) are split, in the reference as in the reply",
     "exact_match: a number in a reference must match a whole number of the reply (BLEnD's plain substring test lets '1' match '13'); no English-answer fallback (BLEnD's also tries the English answers)",
