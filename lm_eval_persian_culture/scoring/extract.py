@@ -720,6 +720,8 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, 
     if bare:
         return space.value(bare.group("l"), ordinal_ok=False)
     labelled = space.labelled_line.match(s)
+    if labelled and _COORDINATED.match(s, labelled.end("l")):
+        return _joined(s, labelled.end("l"))  # "1, 2 and 4 are savory", "A, B: no": a list of labels, no answer line
     if labelled:
         label = space.value(labelled.group("l"), ordinal_ok=False)
         rest = labelled.group("rest").strip(" \t*.")

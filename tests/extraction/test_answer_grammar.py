@@ -479,3 +479,34 @@ def test_held_out_option_forms(reply, options, expected):
 @pytest.mark.parametrize("reply, expected", PICK_FIVE_CASES, ids=[repr(c[0])[:40] for c in PICK_FIVE_CASES])
 def test_picks_of_five(reply, expected):
     assert read_pick(reply, RESPONSES) == expected
+
+
+# A reply opening with a list of labels names options it then judges, most often rejected ones;
+# the first label of the list is no answer ("4, 5 are too passive" was read as 4, "A, B and D are
+# wrong" as A, "1, 2 and 4 are savory; 3 is sweet." as 1). Written before the rule.
+LABEL_LIST_CASES = [
+    ("A, B and D are wrong", None, None),
+    ("A, B and D are wrong; C is right.", None, "C"),
+    ("1, 2 and 4 are savory; 3 is sweet.", FOOD_EN, None),
+    ("۱، ۲ و ۴ شور هستند؛ ۳ شیرین است.", FOOD_FA, None),
+    ("C, D", None, None),
+    ("C, definitely", None, "C"),
+]
+LABEL_LIST_PICKS = [
+    ("4, 5 are too passive", None),
+    ("1, 2 are too pushy", None),
+    ("3, 4 and 5 are too soft; 1 is too strong. Go with 2.", None),
+    ("1, 2: too pushy. 3: good. 4, 5: too passive.", None),
+    ("3, because 1 and 2 are too pushy", 3),
+    ("Response 3, as responses 1 and 2 are too insistent", 3),
+]
+
+
+@pytest.mark.parametrize("reply, options, expected", LABEL_LIST_CASES, ids=[repr(c[0])[:40] for c in LABEL_LIST_CASES])
+def test_a_list_of_labels_is_no_answer_line(reply, options, expected):
+    assert extract_choice(reply, options) == expected
+
+
+@pytest.mark.parametrize("reply, expected", LABEL_LIST_PICKS, ids=[repr(c[0])[:40] for c in LABEL_LIST_PICKS])
+def test_a_list_of_picks_is_no_pick(reply, expected):
+    assert read_pick(reply, RESPONSES) == expected
