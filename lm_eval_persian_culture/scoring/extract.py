@@ -324,6 +324,13 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?؟;؛])\s+|\n+")
 _BARE_ORDINAL = re.compile(r"^[\W_]*(?:the\s+)?(?P<o>[^\W\d_]+?)(?:\s+(?:option|choice|response|one))?[\W_]*$", re.I)
 # An answer line of the form "<key>: <label>" ("Korea: 4", "Final pick: 2", «انتخاب: ۳»).
 _KEYED_LINE = re.compile(r"^(?P<key>[^\W\d_][^\d:\n]{0,80}?):\s*(?P<rest>[^:\n]+)$")
+# A key naming the option ranked last or ruled out ("Worst: 1", "Least appropriate: 1", «بدترین: ۱»).
+_REJECTING_KEY = re.compile(
+    r"(?<!\w)(?:worst|wrong|incorrect|inappropriate|unsuitable|rejected|eliminated|excluded|ruled\s+out|avoid"
+    r"|least\s+(?:appropriate|suitable|fitting|polite|respectful|acceptable|preferred|likely|plausible|correct|good))(?!\w)"
+    r"|بدترین|نامناسب|نادرست|غلط|رد\s*شده",
+    re.I,
+)
 # After a label at the start of a reply, an explanation ("3, because ...", «۲ زیرا ...»).
 _EXPLANATION_START = re.compile(
     r"(?:because|since|as|given|due\s+to|this|it|the|they|that|i\s+(?:guess|think|suppose|believe)|lol|haha"
@@ -762,6 +769,8 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, 
         if value is not None and (named or options.whole(quoted.group("t")) is not None) and value not in named:
             return _HEDGE  # "Removing shoes at the door (D)": one option's words, another's label
     keyed = _KEYED_LINE.match(s)
+    if keyed and _REJECTING_KEY.search(keyed.group("key")):
+        return None  # "Worst: 1", "Least appropriate: 1", «بدترین: ۱»: the option ranked last, no answer
     if keyed and (tail or len(keyed.group("key").split()) <= 3) and not re.match(r"(?i)\s*(?:step|مرحله)", keyed.group("key")):
         rest = space.bare_label.match(keyed.group("rest"))
         if rest:
@@ -948,7 +957,9 @@ def read_option(
         if found is None:
             continue
         label, end, negated = found
-        negated = negated or _negated_after(text, end)
+        # "Least appropriate response: 1" after "Most appropriate response: 4": the option ranked last
+        line_start = re.split(r"[\n.;؛!?]", text[max(0, cue.start() - 30) : cue.start()])[-1]
+        negated = negated or _negated_after(text, end) or bool(_REJECTING_KEY.search(line_start + cue.group(0)))
         statements.append((cue.start(), label, negated, not negated and _hedged_after(text, end, label, matcher), end))
 
     mentions: list[tuple[int, int, bool, bool]] = []  # (position, label, rejected, hedged)

@@ -510,3 +510,24 @@ def test_a_list_of_labels_is_no_answer_line(reply, options, expected):
 @pytest.mark.parametrize("reply, expected", LABEL_LIST_PICKS, ids=[repr(c[0])[:40] for c in LABEL_LIST_PICKS])
 def test_a_list_of_picks_is_no_pick(reply, expected):
     assert read_pick(reply, RESPONSES) == expected
+
+
+# A ranking reply names the option ranked last after the chosen one; a line keyed "worst" / "least
+# appropriate" / «بدترین» is no answer ("Most appropriate: 4\nLeast appropriate: 1" was read as 1).
+# Written before the rule.
+RANKED_PICKS = [
+    ("Most appropriate: 4\nLeast appropriate: 1", 4),
+    ("Least appropriate: 1\nMost appropriate: 4", 4),
+    ("Most appropriate response: 4\nLeast appropriate response: 1", 4),
+    ("Best: 3; worst: 1", 3),
+    ("Best: 3. Worst: 1.", 3),
+    ("بهترین: ۳\nبدترین: ۱", 3),
+    ("Worst: 1", None),
+    ("Least pushy response: 5", 5),
+    ("Final pick: 2", 2),
+]
+
+
+@pytest.mark.parametrize("reply, expected", RANKED_PICKS, ids=[repr(c[0])[:40] for c in RANKED_PICKS])
+def test_the_option_ranked_last_is_no_pick(reply, expected):
+    assert read_pick(reply, RESPONSES) == expected
