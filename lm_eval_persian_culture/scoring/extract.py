@@ -638,6 +638,18 @@ def _hedged_after(text: str, end: int, first: int, options: _OptionMatcher) -> b
     return second is not None and second[0] != first
 
 
+def _conflicting_after(text: str, end: int, label: int, options: _OptionMatcher) -> bool:
+    """An answer followed by another option's label or text in brackets ("Haleem (3)", "3 (Haleem)"
+    where Haleem is option 2): the reply contradicts itself, no answer."""
+    bracket = re.match(r"\s*[(\[]\s*([^()\[\]\n]{1,80}?)\s*[)\]]", text[end:])
+    if bracket:
+        bare = options.space.bare_label.match(bracket.group(1))
+        other = options.space.value(bare.group("l"), ordinal_ok=False) if bare else options.whole(bracket.group(1))
+        return other is not None and other != label
+    named = re.match(r"\s*[):\-–—,،]?\s*([^.!?؟()\n]{1,80}?)\s*(?:[.!]|$|\n)", text[end:])  # "Option 3: Haleem"
+    return bool(named) and options.whole(named.group(1)) not in (None, label)
+
+
 def _choice_after_cue(text: str, pos: int, options: _OptionMatcher, *, after_option_word: bool = False) -> tuple[int, int, bool] | None:
     """Parse fillers then a label (or an option's text) after a cue: (label, end, negated).
     ``after_option_word``: the cue ends in a word naming a label ("the number is five")."""
@@ -660,7 +672,7 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher, *, after_opt
             hit = options.at(text, pos)
             if hit is None:  # a shortened option, standing alone: «پاسخ: قیمه.»
                 hit = options.at(text, pos, short=True)
-                if hit is not None and not re.match(r"\s*(?:[.!،,;؛)\n]|$|(?:است|هست|ست|باشه|باشد|is|because|since|چون|زیرا|چرا\s+که)(?!\w))", text[hit[1] :]):
+                if hit is not None and not re.match(r"\s*(?:[.!،,;؛()\n]|$|(?:است|هست|ست|باشه|باشد|is|because|since|چون|زیرا|چرا\s+که)(?!\w))", text[hit[1] :]):
                     hit = None
             if hit is None and pos < len(text) and not _NEGATION_WORD.match(text, pos):
                 # the rest of the clause rewording one option: "The answer is removing shoes."
@@ -734,6 +746,8 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, 
         rest = labelled.group("rest").strip(" \t*.")
         if label is not None and _hedged_after(s, labelled.start("rest") - 1 if rest else len(s), label, options):
             return _joined(s, labelled.end("l"))
+        if label is not None and rest and options.whole(rest) not in (None, label):
+            return _HEDGE  # "3) Haleem" where Haleem is option 2: a label and another option's text
         sep = labelled.group("sep").strip()
         punctuated = bool(sep)  # "C) ..." vs "C Pomegranate" / "A Persian ..."
         if label is not None and (
@@ -960,7 +974,8 @@ def read_option(
         # "Least appropriate response: 1" after "Most appropriate response: 4": the option ranked last
         line_start = re.split(r"[\n.;؛!?]", text[max(0, cue.start() - 30) : cue.start()])[-1]
         negated = negated or _negated_after(text, end) or bool(_REJECTING_KEY.search(line_start + cue.group(0)))
-        statements.append((cue.start(), label, negated, not negated and _hedged_after(text, end, label, matcher), end))
+        hedged = not negated and (_hedged_after(text, end, label, matcher) or _conflicting_after(text, end, label, matcher))
+        statements.append((cue.start(), label, negated, hedged, end))
 
     mentions: list[tuple[int, int, bool, bool]] = []  # (position, label, rejected, hedged)
     for m in space.mention.finditer(text):

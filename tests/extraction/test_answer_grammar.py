@@ -531,3 +531,29 @@ RANKED_PICKS = [
 @pytest.mark.parametrize("reply, expected", RANKED_PICKS, ids=[repr(c[0])[:40] for c in RANKED_PICKS])
 def test_the_option_ranked_last_is_no_pick(reply, expected):
     assert read_pick(reply, RESPONSES) == expected
+
+
+# A label with another option's text beside it contradicts itself: no answer, as "Removing shoes (D)"
+# already is ("Answer: Haleem (3)" and "3) Haleem" were read as Haleem's option, "Answer: 3 (Haleem)"
+# as 3). FOOD_EN: option 2 is Khoresht gheymeh. Written before the rule.
+CONFLICT_CASES = [
+    ("Answer: 3 (Khoresht gheymeh)", FOOD_EN, None),
+    ("Answer: Khoresht gheymeh (3)", FOOD_EN, None),
+    ("The answer is gheymeh (option 3).", FOOD_EN, None),
+    ("3) Khoresht gheymeh", FOOD_EN, None),
+    ("Option 3: Khoresht gheymeh", FOOD_EN, None),
+    ("Answer: (3) Khoresht gheymeh", FOOD_EN, None),
+    ("پاسخ: ۳ (خورشت قیمه)", FOOD_FA, None),
+    ("Answer: 2 (Khoresht gheymeh)", FOOD_EN, "B"),
+    ("Answer: Khoresht gheymeh (2)", FOOD_EN, "B"),
+    ("2) Khoresht gheymeh", FOOD_EN, "B"),
+    ("Option 2: Khoresht gheymeh", FOOD_EN, "B"),
+    ("پاسخ: ۲ (خورشت قیمه)", FOOD_FA, "B"),
+    ("Answer: 3 (see above)", FOOD_EN, "C"),
+    ("Answer: 3 (not gheymeh)", FOOD_EN, "C"),
+]
+
+
+@pytest.mark.parametrize("reply, options, expected", CONFLICT_CASES, ids=[repr(c[0])[:40] for c in CONFLICT_CASES])
+def test_a_label_beside_another_options_text_is_no_answer(reply, options, expected):
+    assert extract_choice(reply, options) == expected
