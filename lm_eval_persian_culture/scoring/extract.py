@@ -1143,6 +1143,7 @@ _YN_CUES = re.compile(
       | پاسخ(?:\s+(?:نهایی|من|کوتاه))? | جواب(?:\s+(?:نهایی|من))? | نتیجه(?:\s+گیری)? | در\s+نتیجه | بنابراین | پس
       | خلاصه | به\s+طور\s+خلاصه | در\s+کل | معلومه\s+که | معلوم\s+است\s+که | مسلمه\s+که
       | i(?:\s+would|'d|’d)?\s+say | قطعا | مسلما | حتما | definitely | certainly | absolutely
+      | actually | on\s+(?:second|further)\s+thought | correction | در\s+واقع | راستش
       | i(?:\s+would|'d|’d)?\s+lean(?:ing)?\s+(?:towards?|to) | it['’]s\s+an? | that['’]s\s+an?
       | (?:but\s+)?(?:by|according\s+to|from\s+the\s+(?:point\s+of\s+view|perspective)\s+of|in\s+terms\s+of)\s+(?:persian\s+|iranian\s+)?(?:tradition|custom|etiquette|culture)s?
       | (?:ولی\s+|اما\s+)?(?:از\s+نظر|طبق|بر\s+اساس|مطابق|با\s+توجه\s+به)\s+(?:رسوم|رسم|سنت|آداب|فرهنگ|عرف)(?:\s+(?:ایرانی|ایران))?

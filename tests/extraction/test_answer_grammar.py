@@ -557,3 +557,22 @@ CONFLICT_CASES = [
 @pytest.mark.parametrize("reply, options, expected", CONFLICT_CASES, ids=[repr(c[0])[:40] for c in CONFLICT_CASES])
 def test_a_label_beside_another_options_text_is_no_answer(reply, options, expected):
     assert extract_choice(reply, options) == expected
+
+
+# A verdict corrected in the same line ("No... actually yes.", "No, actually yes.", «نه... در واقع بله»)
+# is the correction's: these were read as the first word, the opposite verdict. Written before the rule.
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("No... actually yes.", True),
+        ("No, actually yes.", True),
+        ("Yes... actually, no.", False),
+        ("No... on second thought, yes.", True),
+        ("نه... در واقع بله.", True),
+        ("No, they actually did not follow tradition.", False),
+        ("Yes, they actually did.", True),
+        ("Actually, no one would do that.", None),
+    ],
+)
+def test_a_corrected_verdict_is_the_correction(reply, expected):
+    assert extract_yes_no(reply) is expected
