@@ -260,7 +260,8 @@ _CHOICE_CUES = re.compile(
     r"""(?<!\w)(?:
         final\s+answer | (?:correct|right|best|ideal|(?:most\s+)?(?:culturally\s+)?(?:appropriate|suitable|fitting))\s+(?:answer|option|choice|one|response|reply|fit|match|pick|number)
       | (?:the\s+|my\s+)number(?=\s+(?:is|would\s+be|should\s+be|must\s+be)(?!\w)|\s*[:：=]) | (?:pick|choice|selection|number)(?=\s*[:：])
-      | (?:the\s+|my\s+)?answer(?:['’]s)? | i(?:\s+would|\s+will|'d|’d|['’]ll)?(?:\s+(?:definitely|probably|personally))?\s+(?:choose|pick|select|go\s+(?:with|for)|say|opt\s+for|recommend)
+      | (?:the\s+|my\s+)?answer(?:['’]s)? | i(?:\s+would|\s+will|'d|’d|['’]ll)?(?:\s+(?:definitely|probably|personally))?\s+(?:choose|pick|select|go\s+(?:with|for)|say|opt\s+for|recommend|prefer)
+      | i(?:['’]m|\s+am)\s+going\s+to\s+(?:choose|pick|select|go\s+(?:with|for)|say)
       | my\s+(?:best\s+)?guess | i\s+(?:reckon|suppose)
       | (?:my|the)\s+(?:final\s+)?(?:choice|pick|selection) | selected | chosen | going\s+with
       | i\s+(?:think|believe|guess) | actually | on\s+(?:second|further)\s+thought | correction

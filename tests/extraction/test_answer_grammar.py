@@ -576,3 +576,19 @@ def test_a_label_beside_another_options_text_is_no_answer(reply, options, expect
 )
 def test_a_corrected_verdict_is_the_correction(reply, expected):
     assert extract_yes_no(reply) is expected
+
+
+# "I prefer" and "I'm going to say / go with" state a pick as "I choose" does (these replies gave
+# no pick). Written before the rule.
+PREFER_PICKS = [
+    ("Response 1 is too pushy. Response 2 as well. I prefer response 4.", 4),
+    ("I'm going to say 4.", 4),
+    ("I am going to go with 5.", 5),
+    ("I'd prefer not to pick 1; 4 is best.", 4),
+    ("I prefer not to choose.", None),
+]
+
+
+@pytest.mark.parametrize("reply, expected", PREFER_PICKS, ids=[repr(c[0])[:40] for c in PREFER_PICKS])
+def test_prefer_and_going_to_say_state_a_pick(reply, expected):
+    assert read_pick(reply, RESPONSES) == expected
