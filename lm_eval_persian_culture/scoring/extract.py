@@ -932,6 +932,25 @@ def _numbered_lines(text: str) -> int:
     return sum(1 for line in text.split("\n") if _LIST_LINE.match(line))
 
 
+def _taken_back(
+    text: str, start: int, end: int, label: int, options, matcher: _OptionMatcher, count: int, letters: bool
+) -> tuple[bool, int | None]:
+    """(True, what follows) when an answer ``label`` is taken back between ``start`` and ``end`` ("I think
+    3... no wait, 2.", «فکر کنم ۳... نه، ...؛ ۲»): what follows the retraction decides; (False, None) otherwise."""
+    retraction = _RETRACTION_AFTER.search(text, start, end)
+    if not retraction:
+        return False, None
+    rest = text[retraction.end() :]
+    then = read_option(rest, options, count=count, letters=letters)
+    last = [s for s in _SENTENCE_SPLIT.split(rest) if s.strip()][-1:]
+    if then is None and last:  # the reply's last line: "..., it's the nazri dish: 2."
+        then = _answer_line(last[0], matcher, tail=True)
+        then = None if then == _HEDGE else then
+    if retraction.group("strong") or then not in (None, label):
+        return True, then
+    return False, None
+
+
 def read_option(
     reply: str | None, options: Sequence[str] | Mapping[str, str] | None = None, *, count: int = 4, letters: bool = True
 ) -> int | None:
@@ -1017,17 +1036,8 @@ def read_option(
             if _conceded_to(text, end, label, matcher):
                 continue  # "I think X is what most expect, but in this story ... option 1"
             # taken back after it ("I think 3... no wait, 2.", «فکر کنم ۳... نه، ...؛ ۲»): what follows decides
-            retraction = _RETRACTION_AFTER.search(text, end)
-            if retraction:
-                rest = text[retraction.end() :]
-                then = read_option(rest, options, count=count, letters=letters)
-                last = [s for s in _SENTENCE_SPLIT.split(rest) if s.strip()][-1:]
-                if then is None and last:  # the reply's last line: "..., it's the nazri dish: 2."
-                    then = _answer_line(last[0], matcher, tail=True)
-                    then = None if then == _HEDGE else then
-                if retraction.group("strong") or then not in (None, label):
-                    return then
-            return label
+            taken_back, then = _taken_back(text, end, len(text), label, options, matcher, count, letters)
+            return then if taken_back else label
 
     if _REFUSAL.search(text):  # "..., so I can't choose between these options"
         return None
@@ -1051,6 +1061,14 @@ def read_option(
             if line == _HEDGE:
                 return None
             if line is not None and line not in excluded:
+                if at == 0:  # taken back right after it ("2. Wait, 3.", "B. Sorry, C.", «۲. ببخشید، ۳»)
+                    start = text.find(sentences[0])
+                    window = start + len(sentences[0])
+                    if len(sentences) > 1:
+                        window = text.find(sentences[1], window) + len(sentences[1])
+                    taken_back, then = _taken_back(text, start + 1, window, line, options, matcher, count, letters)
+                    if taken_back:
+                        return then
                 return None if _hedged_later(alternatives, line, at) else line
 
     # the concluding sentence names one option ("The story therefore describes Chaharshanbe Suri.")

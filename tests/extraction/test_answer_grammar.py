@@ -592,3 +592,30 @@ PREFER_PICKS = [
 @pytest.mark.parametrize("reply, expected", PREFER_PICKS, ids=[repr(c[0])[:40] for c in PREFER_PICKS])
 def test_prefer_and_going_to_say_state_a_pick(reply, expected):
     assert read_pick(reply, RESPONSES) == expected
+
+
+# An answer at the reply's start taken back right after it ("2. Wait, 3.", "B. Sorry, C.", «۲. ببخشید، ۳»)
+# is what follows, as an answer statement's already was ("Answer: 3. Wait, no — 2."); these were read as
+# the first, taken-back option. Written before the rule.
+LEAD_RETRACTION_CASES = [
+    ("2. Wait, 3.", FOOD_EN, "C"),
+    ("2. No, wait, 3.", FOOD_EN, "C"),
+    ("2 - wait, 3.", FOOD_EN, "C"),
+    ("2... no, 3", FOOD_EN, "C"),
+    ("B. Sorry, C.", None, "C"),
+    ("B. No wait, C.", None, "C"),
+    ("۲. ببخشید، ۳.", FOOD_FA, "C"),
+    ("۲. نه، صبر کن، ۳.", FOOD_FA, "C"),
+    ("2. Wait.", FOOD_EN, None),
+    ("2. No, 3 would be too passive.", FOOD_EN, "B"),
+    ("C. No other option fits.", None, "C"),
+]
+
+
+@pytest.mark.parametrize("reply, options, expected", LEAD_RETRACTION_CASES, ids=[repr(c[0])[:40] for c in LEAD_RETRACTION_CASES])
+def test_an_answer_taken_back_at_the_start_is_what_follows(reply, options, expected):
+    assert extract_choice(reply, options) == expected
+
+
+def test_a_pick_taken_back_at_the_start_is_what_follows():
+    assert read_pick("Response 2. Wait, no, 4.", RESPONSES) == 4
