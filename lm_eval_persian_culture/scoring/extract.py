@@ -589,14 +589,16 @@ def _option_like(label: int, text: str, options: _OptionMatcher) -> bool:
 
 def _drop_echoed_options(text: str, options: _OptionMatcher) -> str:
     """Remove option lists the reply repeats ("(A) Orange\\n(B) Apple ..." or inline): naming
-    every option is not choosing one. A list needs three or more distinct labels."""
+    every option is not choosing one. A list inside a line needs three or more distinct labels; a
+    list of lines, each an option's label and its own text, two ("B) Watermelon\\nC) Apple": a
+    partial echo names two options and chooses neither)."""
     space = options.space
     lines = text.split("\n")
     keep = [True] * len(lines)
     run: list[tuple[int, int]] = []  # (line index, label) of consecutive single-item lines
 
     def close_run() -> None:
-        if len({label for _, label in run}) >= 3:
+        if len({label for _, label in run}) >= 2:
             for i, _ in run:
                 keep[i] = False
         run.clear()

@@ -619,3 +619,24 @@ def test_an_answer_taken_back_at_the_start_is_what_follows(reply, options, expec
 
 def test_a_pick_taken_back_at_the_start_is_what_follows():
     assert read_pick("Response 2. Wait, no, 4.", RESPONSES) == 4
+
+
+# Two lines each an option's label and its own text (a partial echo of the option list, as a base
+# model continues its prompt) name two options and choose neither; they were read as the last one.
+# Written before the rule.
+PARTIAL_ECHO_CASES = [
+    ("2. Khoresht gheymeh\n3. Kabab koobideh", FOOD_EN, None),
+    ("B) Khoresht gheymeh\nC) Kabab koobideh", FOOD_EN, None),
+    ("۳. کباب کوبیده\n۴. آش رشته", FOOD_FA, None),
+    ("2. Khoresht gheymeh\n3. Kabab koobideh\n\nThe answer is 3.", FOOD_EN, "C"),
+    ("2. Khoresht gheymeh", FOOD_EN, "B"),
+]
+
+
+@pytest.mark.parametrize("reply, options, expected", PARTIAL_ECHO_CASES, ids=[repr(c[0])[:40] for c in PARTIAL_ECHO_CASES])
+def test_two_echoed_option_lines_are_no_answer(reply, options, expected):
+    assert extract_choice(reply, options) == expected
+
+
+def test_two_echoed_response_lines_are_no_pick():
+    assert read_pick(f"4. {RESPONSES[3]}\n5. {RESPONSES[4]}", RESPONSES) is None
