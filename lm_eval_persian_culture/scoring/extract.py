@@ -702,7 +702,7 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher, *, after_opt
 
 # "I'm not sure, maybe C", «مطمئن نیستم، شاید هم د»: uncertainty between options, no answer.
 _UNSURE = re.compile(
-    r"(?<!\w)(?:(?:not\s+(?:sure|certain)|unsure|مطمئن\s+نیستم|اطمینان\s+ندارم)[^.\n]{0,40}?(?<!\w)(?:maybe|perhaps|possibly|or|شاید|یا)(?!\w)"
+    r"(?<!\w)(?:(?:not\s+(?:sure|certain)|unsure|(?:don['’]t|do\s+not)\s+know|no\s+idea|مطمئن\s+نیستم|اطمینان\s+ندارم|نمی\s*دانم|نمی\s*دونم)[^.\n]{0,40}?(?<!\w)(?:maybe|perhaps|possibly|or|شاید|یا)(?!\w)"
     r"|(?:hard|difficult|impossible)\s+to\s+(?:say|tell)|(?:سخت|دشوار)\s+است\s+(?:بگویم|گفت)|نمی\s*شود\s+گفت)",
     re.I,
 )

@@ -640,3 +640,20 @@ def test_two_echoed_option_lines_are_no_answer(reply, options, expected):
 
 def test_two_echoed_response_lines_are_no_pick():
     assert read_pick(f"4. {RESPONSES[3]}\n5. {RESPONSES[4]}", RESPONSES) is None
+
+
+# "I don't know, maybe X" is the hedge "I'm not sure, maybe X" is (it was read as X); an answer stated
+# after not knowing something else still counts. Written before the rule.
+@pytest.mark.parametrize(
+    "reply, options, expected",
+    [
+        ("I don't know, maybe gheymeh.", DISH_EN, None),
+        ("No idea, maybe gheymeh.", DISH_EN, None),
+        ("I do not know, perhaps gheymeh.", DISH_EN, None),
+        ("نمی‌دانم، شاید قیمه.", DISH_FA, None),
+        ("نمیدونم، شاید قیمه", DISH_FA, None),
+        ("I don't know much about this dish, but the answer is 3.", FOOD_EN, "C"),
+    ],
+)
+def test_not_knowing_then_maybe_is_a_hedge(reply, options, expected):
+    assert extract_choice(reply, options) == expected
