@@ -953,6 +953,13 @@ def _taken_back(
     return False, None
 
 
+def _names_other_label(text: str, label: int, space: _Space) -> bool:
+    """Does ``text`` name a label other than ``label``, bare ("3", "C") or formatted ("(C)", "option 3")?"""
+    bare = (m.group(0) for m in re.finditer(rf"(?<![\w.]){space.body}(?!\w|[.,]\d)", text))
+    formatted = (m.group(m.lastgroup) for m in space.mention.finditer(text))
+    return any(space.value(token, ordinal_ok=False) not in (None, label) for token in (*bare, *formatted))
+
+
 def read_option(
     reply: str | None, options: Sequence[str] | Mapping[str, str] | None = None, *, count: int = 4, letters: bool = True
 ) -> int | None:
@@ -1069,7 +1076,8 @@ def read_option(
                     if len(sentences) > 1:
                         window = text.find(sentences[1], window) + len(sentences[1])
                     taken_back, then = _taken_back(text, start + 1, window, line, options, matcher, count, letters)
-                    if taken_back:
+                    # a retraction naming no other option ("C. Sorry, I cannot explain more.") leaves it standing
+                    if taken_back and (then is not None or _names_other_label(text[start + 1 :], line, space)):
                         return then
                 return None if _hedged_later(alternatives, line, at) else line
 

@@ -606,7 +606,9 @@ LEAD_RETRACTION_CASES = [
     ("B. No wait, C.", None, "C"),
     ("۲. ببخشید، ۳.", FOOD_FA, "C"),
     ("۲. نه، صبر کن، ۳.", FOOD_FA, "C"),
-    ("2. Wait.", FOOD_EN, None),
+    ("2. Wait.", FOOD_EN, "B"),
+    ("C. Sorry, I cannot explain more.", None, "C"),
+    ("2. Hmm, wait. Yes, 2.", FOOD_EN, "B"),
     ("2. No, 3 would be too passive.", FOOD_EN, "B"),
     ("C. No other option fits.", None, "C"),
 ]
