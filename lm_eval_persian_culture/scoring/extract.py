@@ -1001,8 +1001,9 @@ def read_option(
             continue
         label, end, negated = found
         # "Least appropriate response: 1" after "Most appropriate response: 4": the option ranked last
-        line_start = re.split(r"[\n.;؛!?]", text[max(0, cue.start() - 30) : cue.start()])[-1]
-        negated = negated or _negated_after(text, end) or bool(_REJECTING_KEY.search(line_start + cue.group(0)))
+        # (the words right before the cue only: "To avoid offending, the answer is 3" is an answer)
+        key = " ".join(re.split(r"[\n.;؛!?,،:]", text[max(0, cue.start() - 30) : cue.start()])[-1].split()[-2:])
+        negated = negated or _negated_after(text, end) or bool(_REJECTING_KEY.search(f"{key} {cue.group(0)}"))
         hedged = not negated and (_hedged_after(text, end, label, matcher) or _conflicting_after(text, end, label, matcher))
         statements.append((cue.start(), label, negated, hedged, end))
 

@@ -525,6 +525,11 @@ RANKED_PICKS = [
     ("Worst: 1", None),
     ("Least pushy response: 5", 5),
     ("Final pick: 2", 2),
+    # a rejecting word elsewhere in the sentence is no key
+    ("To avoid offending, the answer is 3.", 3),
+    ("Nothing wrong here, the answer is 3.", 3),
+    ("It would be wrong to insist, so the answer is 5.", 5),
+    ("To avoid pressure, I choose 5.", 5),
 ]
 
 
