@@ -325,7 +325,7 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?؟;؛])\s+|\n+")
 _BARE_ORDINAL = re.compile(r"^[\W_]*(?:the\s+)?(?P<o>[^\W\d_]+?)(?:\s+(?:option|choice|response|one))?[\W_]*$", re.I)
 # An answer line of the form "<key>: <label>" ("Korea: 4", "Final pick: 2", «انتخاب: ۳»).
 _KEYED_LINE = re.compile(r"^(?P<key>[^\W\d_][^\d:\n]{0,80}?):\s*(?P<rest>[^:\n]+)$")
-# A key naming the option ranked last or ruled out ("Worst: 1", "Least appropriate: 1", «بدترین: ۱»).
+# A key naming the option ranked last or ruled out ("Worst: 1", "Least appropriate: 1", «بدترین: ۱»), at its start.
 _REJECTING_KEY = re.compile(
     r"(?<!\w)(?:worst|wrong|incorrect|inappropriate|unsuitable|rejected|eliminated|excluded|ruled\s+out|avoid"
     r"|least\s+(?:appropriate|suitable|fitting|polite|respectful|acceptable|preferred|likely|plausible|correct|good))(?!\w)"
@@ -786,7 +786,7 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, 
         if value is not None and (named or options.whole(quoted.group("t")) is not None) and value not in named:
             return _HEDGE  # "Removing shoes at the door (D)": one option's words, another's label
     keyed = _KEYED_LINE.match(s)
-    if keyed and _REJECTING_KEY.search(keyed.group("key")):
+    if keyed and _REJECTING_KEY.match(re.sub(r"(?i)^\s*the\s+", "", keyed.group("key"))):
         return None  # "Worst: 1", "Least appropriate: 1", «بدترین: ۱»: the option ranked last, no answer
     if keyed and (tail or len(keyed.group("key").split()) <= 3) and not re.match(r"(?i)\s*(?:step|مرحله)", keyed.group("key")):
         rest = space.bare_label.match(keyed.group("rest"))
@@ -1003,7 +1003,7 @@ def read_option(
         # "Least appropriate response: 1" after "Most appropriate response: 4": the option ranked last
         # (the words right before the cue only: "To avoid offending, the answer is 3" is an answer)
         key = " ".join(re.split(r"[\n.;؛!?,،:]", text[max(0, cue.start() - 30) : cue.start()])[-1].split()[-2:])
-        negated = negated or _negated_after(text, end) or bool(_REJECTING_KEY.search(f"{key} {cue.group(0)}"))
+        negated = negated or _negated_after(text, end) or bool(_REJECTING_KEY.match(re.sub(r"(?i)^the\s+", "", f"{key} {cue.group(0)}")))
         hedged = not negated and (_hedged_after(text, end, label, matcher) or _conflicting_after(text, end, label, matcher))
         statements.append((cue.start(), label, negated, hedged, end))
 

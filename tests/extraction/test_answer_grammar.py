@@ -530,6 +530,8 @@ RANKED_PICKS = [
     ("Nothing wrong here, the answer is 3.", 3),
     ("It would be wrong to insist, so the answer is 5.", 5),
     ("To avoid pressure, I choose 5.", 5),
+    ("To avoid confusion: 3", 3),
+    ("The worst: 1\nThe best: 4", 4),
 ]
 
 
