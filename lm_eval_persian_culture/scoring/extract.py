@@ -260,7 +260,8 @@ _CHOICE_CUES = re.compile(
     r"""(?<!\w)(?:
         final\s+answer | (?:correct|right|best|ideal|(?:most\s+)?(?:culturally\s+)?(?:appropriate|suitable|fitting))\s+(?:answer|option|choice|one|response|reply|fit|match|pick|number)
       | (?:the\s+|my\s+)number(?=\s+(?:is|would\s+be|should\s+be|must\s+be)(?!\w)|\s*[:：=]) | (?:pick|choice|selection|number)(?=\s*[:：])
-      | (?:the\s+|my\s+)?answer(?:['’]s)? | i(?:\s+would|\s+will|'d|’d|['’]ll)?(?:\s+(?:definitely|probably|personally))?\s+(?:choose|pick|select|go\s+(?:with|for)|say|opt\s+for|recommend)
+      | (?:the\s+|my\s+)?answer(?:['’]s)? | i(?:\s+would|\s+will|'d|’d|['’]ll)?(?:\s+(?:definitely|probably|personally))?\s+(?:choose|pick|select|go\s+(?:with|for)|say|opt\s+for|recommend|prefer)
+      | i(?:['’]m|\s+am)\s+going\s+to\s+(?:choose|pick|select|go\s+(?:with|for)|say)
       | my\s+(?:best\s+)?guess | i\s+(?:reckon|suppose)
       | (?:my|the)\s+(?:final\s+)?(?:choice|pick|selection) | selected | chosen | going\s+with
       | i\s+(?:think|believe|guess) | actually | on\s+(?:second|further)\s+thought | correction
@@ -324,6 +325,13 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?؟;؛])\s+|\n+")
 _BARE_ORDINAL = re.compile(r"^[\W_]*(?:the\s+)?(?P<o>[^\W\d_]+?)(?:\s+(?:option|choice|response|one))?[\W_]*$", re.I)
 # An answer line of the form "<key>: <label>" ("Korea: 4", "Final pick: 2", «انتخاب: ۳»).
 _KEYED_LINE = re.compile(r"^(?P<key>[^\W\d_][^\d:\n]{0,80}?):\s*(?P<rest>[^:\n]+)$")
+# A key naming the option ranked last or ruled out ("Worst: 1", "Least appropriate: 1", «بدترین: ۱»), at its start.
+_REJECTING_KEY = re.compile(
+    r"(?<!\w)(?:worst|wrong|incorrect|inappropriate|unsuitable|rejected|eliminated|excluded|ruled\s+out|avoid"
+    r"|least\s+(?:appropriate|suitable|fitting|polite|respectful|acceptable|preferred|likely|plausible|correct|good))(?!\w)"
+    r"|بدترین|نامناسب|نادرست|غلط|رد\s*شده",
+    re.I,
+)
 # After a label at the start of a reply, an explanation ("3, because ...", «۲ زیرا ...»).
 _EXPLANATION_START = re.compile(
     r"(?:because|since|as|given|due\s+to|this|it|the|they|that|i\s+(?:guess|think|suppose|believe)|lol|haha"
@@ -581,14 +589,16 @@ def _option_like(label: int, text: str, options: _OptionMatcher) -> bool:
 
 def _drop_echoed_options(text: str, options: _OptionMatcher) -> str:
     """Remove option lists the reply repeats ("(A) Orange\\n(B) Apple ..." or inline): naming
-    every option is not choosing one. A list needs three or more distinct labels."""
+    every option is not choosing one. A list inside a line needs three or more distinct labels; a
+    list of lines, each an option's label and its own text, two ("B) Watermelon\\nC) Apple": a
+    partial echo names two options and chooses neither)."""
     space = options.space
     lines = text.split("\n")
     keep = [True] * len(lines)
     run: list[tuple[int, int]] = []  # (line index, label) of consecutive single-item lines
 
     def close_run() -> None:
-        if len({label for _, label in run}) >= 3:
+        if len({label for _, label in run}) >= 2:
             for i, _ in run:
                 keep[i] = False
         run.clear()
@@ -631,6 +641,18 @@ def _hedged_after(text: str, end: int, first: int, options: _OptionMatcher) -> b
     return second is not None and second[0] != first
 
 
+def _conflicting_after(text: str, end: int, label: int, options: _OptionMatcher) -> bool:
+    """An answer followed by another option's label or text in brackets ("Haleem (3)", "3 (Haleem)"
+    where Haleem is option 2): the reply contradicts itself, no answer."""
+    bracket = re.match(r"\s*[(\[]\s*([^()\[\]\n]{1,80}?)\s*[)\]]", text[end:])
+    if bracket:
+        bare = options.space.bare_label.match(bracket.group(1))
+        other = options.space.value(bare.group("l"), ordinal_ok=False) if bare else options.whole(bracket.group(1))
+        return other is not None and other != label
+    named = re.match(r"\s*[):\-–—,،]?\s*([^.!?؟()\n]{1,80}?)\s*(?:[.!]|$|\n)", text[end:])  # "Option 3: Haleem"
+    return bool(named) and options.whole(named.group(1)) not in (None, label)
+
+
 def _choice_after_cue(text: str, pos: int, options: _OptionMatcher, *, after_option_word: bool = False) -> tuple[int, int, bool] | None:
     """Parse fillers then a label (or an option's text) after a cue: (label, end, negated).
     ``after_option_word``: the cue ends in a word naming a label ("the number is five")."""
@@ -653,7 +675,7 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher, *, after_opt
             hit = options.at(text, pos)
             if hit is None:  # a shortened option, standing alone: «پاسخ: قیمه.»
                 hit = options.at(text, pos, short=True)
-                if hit is not None and not re.match(r"\s*(?:[.!،,;؛)\n]|$|(?:است|هست|ست|باشه|باشد|is|because|since|چون|زیرا|چرا\s+که)(?!\w))", text[hit[1] :]):
+                if hit is not None and not re.match(r"\s*(?:[.!،,;؛()\n]|$|(?:است|هست|ست|باشه|باشد|is|because|since|چون|زیرا|چرا\s+که)(?!\w))", text[hit[1] :]):
                     hit = None
             if hit is None and pos < len(text) and not _NEGATION_WORD.match(text, pos):
                 # the rest of the clause rewording one option: "The answer is removing shoes."
@@ -680,7 +702,7 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher, *, after_opt
 
 # "I'm not sure, maybe C", «مطمئن نیستم، شاید هم د»: uncertainty between options, no answer.
 _UNSURE = re.compile(
-    r"(?<!\w)(?:(?:not\s+(?:sure|certain)|unsure|مطمئن\s+نیستم|اطمینان\s+ندارم)[^.\n]{0,40}?(?<!\w)(?:maybe|perhaps|possibly|or|شاید|یا)(?!\w)"
+    r"(?<!\w)(?:(?:not\s+(?:sure|certain)|unsure|(?:don['’]t|do\s+not)\s+know|no\s+idea|مطمئن\s+نیستم|اطمینان\s+ندارم|نمی\s*دانم|نمی\s*دونم)[^.\n]{0,40}?(?<!\w)(?:maybe|perhaps|possibly|or|شاید|یا)(?!\w)"
     r"|(?:hard|difficult|impossible)\s+to\s+(?:say|tell)|(?:سخت|دشوار)\s+است\s+(?:بگویم|گفت)|نمی\s*شود\s+گفت)",
     re.I,
 )
@@ -720,11 +742,15 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, 
     if bare:
         return space.value(bare.group("l"), ordinal_ok=False)
     labelled = space.labelled_line.match(s)
+    if labelled and _COORDINATED.match(s, labelled.end("l")):
+        return _joined(s, labelled.end("l"))  # "1, 2 and 4 are savory", "A, B: no": a list of labels, no answer line
     if labelled:
         label = space.value(labelled.group("l"), ordinal_ok=False)
         rest = labelled.group("rest").strip(" \t*.")
         if label is not None and _hedged_after(s, labelled.start("rest") - 1 if rest else len(s), label, options):
             return _joined(s, labelled.end("l"))
+        if label is not None and rest and options.whole(rest) not in (None, label):
+            return _HEDGE  # "3) Haleem" where Haleem is option 2: a label and another option's text
         sep = labelled.group("sep").strip()
         punctuated = bool(sep)  # "C) ..." vs "C Pomegranate" / "A Persian ..."
         if label is not None and (
@@ -760,6 +786,8 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, 
         if value is not None and (named or options.whole(quoted.group("t")) is not None) and value not in named:
             return _HEDGE  # "Removing shoes at the door (D)": one option's words, another's label
     keyed = _KEYED_LINE.match(s)
+    if keyed and _REJECTING_KEY.match(re.sub(r"(?i)^\s*the\s+", "", keyed.group("key"))):
+        return None  # "Worst: 1", "Least appropriate: 1", «بدترین: ۱»: the option ranked last, no answer
     if keyed and (tail or len(keyed.group("key").split()) <= 3) and not re.match(r"(?i)\s*(?:step|مرحله)", keyed.group("key")):
         rest = space.bare_label.match(keyed.group("rest"))
         if rest:
@@ -906,6 +934,32 @@ def _numbered_lines(text: str) -> int:
     return sum(1 for line in text.split("\n") if _LIST_LINE.match(line))
 
 
+def _taken_back(
+    text: str, start: int, end: int, label: int, options, matcher: _OptionMatcher, count: int, letters: bool
+) -> tuple[bool, int | None]:
+    """(True, what follows) when an answer ``label`` is taken back between ``start`` and ``end`` ("I think
+    3... no wait, 2.", «فکر کنم ۳... نه، ...؛ ۲»): what follows the retraction decides; (False, None) otherwise."""
+    retraction = _RETRACTION_AFTER.search(text, start, end)
+    if not retraction:
+        return False, None
+    rest = text[retraction.end() :]
+    then = read_option(rest, options, count=count, letters=letters)
+    last = [s for s in _SENTENCE_SPLIT.split(rest) if s.strip()][-1:]
+    if then is None and last:  # the reply's last line: "..., it's the nazri dish: 2."
+        then = _answer_line(last[0], matcher, tail=True)
+        then = None if then == _HEDGE else then
+    if retraction.group("strong") or then not in (None, label):
+        return True, then
+    return False, None
+
+
+def _names_other_label(text: str, label: int, space: _Space) -> bool:
+    """Does ``text`` name a label other than ``label``, bare ("3", "C") or formatted ("(C)", "option 3")?"""
+    bare = (m.group(0) for m in re.finditer(rf"(?<![\w.]){space.body}(?!\w|[.,]\d)", text))
+    formatted = (m.group(m.lastgroup) for m in space.mention.finditer(text))
+    return any(space.value(token, ordinal_ok=False) not in (None, label) for token in (*bare, *formatted))
+
+
 def read_option(
     reply: str | None, options: Sequence[str] | Mapping[str, str] | None = None, *, count: int = 4, letters: bool = True
 ) -> int | None:
@@ -946,8 +1000,12 @@ def read_option(
         if found is None:
             continue
         label, end, negated = found
-        negated = negated or _negated_after(text, end)
-        statements.append((cue.start(), label, negated, not negated and _hedged_after(text, end, label, matcher), end))
+        # "Least appropriate response: 1" after "Most appropriate response: 4": the option ranked last
+        # (the words right before the cue only: "To avoid offending, the answer is 3" is an answer)
+        key = " ".join(re.split(r"[\n.;؛!?,،:]", text[max(0, cue.start() - 30) : cue.start()])[-1].split()[-2:])
+        negated = negated or _negated_after(text, end) or bool(_REJECTING_KEY.match(re.sub(r"(?i)^the\s+", "", f"{key} {cue.group(0)}")))
+        hedged = not negated and (_hedged_after(text, end, label, matcher) or _conflicting_after(text, end, label, matcher))
+        statements.append((cue.start(), label, negated, hedged, end))
 
     mentions: list[tuple[int, int, bool, bool]] = []  # (position, label, rejected, hedged)
     for m in space.mention.finditer(text):
@@ -988,17 +1046,8 @@ def read_option(
             if _conceded_to(text, end, label, matcher):
                 continue  # "I think X is what most expect, but in this story ... option 1"
             # taken back after it ("I think 3... no wait, 2.", «فکر کنم ۳... نه، ...؛ ۲»): what follows decides
-            retraction = _RETRACTION_AFTER.search(text, end)
-            if retraction:
-                rest = text[retraction.end() :]
-                then = read_option(rest, options, count=count, letters=letters)
-                last = [s for s in _SENTENCE_SPLIT.split(rest) if s.strip()][-1:]
-                if then is None and last:  # the reply's last line: "..., it's the nazri dish: 2."
-                    then = _answer_line(last[0], matcher, tail=True)
-                    then = None if then == _HEDGE else then
-                if retraction.group("strong") or then not in (None, label):
-                    return then
-            return label
+            taken_back, then = _taken_back(text, end, len(text), label, options, matcher, count, letters)
+            return then if taken_back else label
 
     if _REFUSAL.search(text):  # "..., so I can't choose between these options"
         return None
@@ -1022,6 +1071,15 @@ def read_option(
             if line == _HEDGE:
                 return None
             if line is not None and line not in excluded:
+                if at == 0:  # taken back right after it ("2. Wait, 3.", "B. Sorry, C.", «۲. ببخشید، ۳»)
+                    start = text.find(sentences[0])
+                    window = start + len(sentences[0])
+                    if len(sentences) > 1:
+                        window = text.find(sentences[1], window) + len(sentences[1])
+                    taken_back, then = _taken_back(text, start + 1, window, line, options, matcher, count, letters)
+                    # a retraction naming no other option ("C. Sorry, I cannot explain more.") leaves it standing
+                    if taken_back and (then is not None or _names_other_label(text[start + 1 :], line, space)):
+                        return then
                 return None if _hedged_later(alternatives, line, at) else line
 
     # the concluding sentence names one option ("The story therefore describes Chaharshanbe Suri.")
@@ -1115,6 +1173,7 @@ _YN_CUES = re.compile(
       | پاسخ(?:\s+(?:نهایی|من|کوتاه))? | جواب(?:\s+(?:نهایی|من))? | نتیجه(?:\s+گیری)? | در\s+نتیجه | بنابراین | پس
       | خلاصه | به\s+طور\s+خلاصه | در\s+کل | معلومه\s+که | معلوم\s+است\s+که | مسلمه\s+که
       | i(?:\s+would|'d|’d)?\s+say | قطعا | مسلما | حتما | definitely | certainly | absolutely
+      | actually | on\s+(?:second|further)\s+thought | correction | در\s+واقع | راستش
       | i(?:\s+would|'d|’d)?\s+lean(?:ing)?\s+(?:towards?|to) | it['’]s\s+an? | that['’]s\s+an?
       | (?:but\s+)?(?:by|according\s+to|from\s+the\s+(?:point\s+of\s+view|perspective)\s+of|in\s+terms\s+of)\s+(?:persian\s+|iranian\s+)?(?:tradition|custom|etiquette|culture)s?
       | (?:ولی\s+|اما\s+)?(?:از\s+نظر|طبق|بر\s+اساس|مطابق|با\s+توجه\s+به)\s+(?:رسوم|رسم|سنت|آداب|فرهنگ|عرف)(?:\s+(?:ایرانی|ایران))?

@@ -479,3 +479,190 @@ def test_held_out_option_forms(reply, options, expected):
 @pytest.mark.parametrize("reply, expected", PICK_FIVE_CASES, ids=[repr(c[0])[:40] for c in PICK_FIVE_CASES])
 def test_picks_of_five(reply, expected):
     assert read_pick(reply, RESPONSES) == expected
+
+
+# A reply opening with a list of labels names options it then judges, most often rejected ones;
+# the first label of the list is no answer ("4, 5 are too passive" was read as 4, "A, B and D are
+# wrong" as A, "1, 2 and 4 are savory; 3 is sweet." as 1). Written before the rule.
+LABEL_LIST_CASES = [
+    ("A, B and D are wrong", None, None),
+    ("A, B and D are wrong; C is right.", None, "C"),
+    ("1, 2 and 4 are savory; 3 is sweet.", FOOD_EN, None),
+    ("۱، ۲ و ۴ شور هستند؛ ۳ شیرین است.", FOOD_FA, None),
+    ("C, D", None, None),
+    ("C, definitely", None, "C"),
+]
+LABEL_LIST_PICKS = [
+    ("4, 5 are too passive", None),
+    ("1, 2 are too pushy", None),
+    ("3, 4 and 5 are too soft; 1 is too strong. Go with 2.", None),
+    ("1, 2: too pushy. 3: good. 4, 5: too passive.", None),
+    ("3, because 1 and 2 are too pushy", 3),
+    ("Response 3, as responses 1 and 2 are too insistent", 3),
+]
+
+
+@pytest.mark.parametrize("reply, options, expected", LABEL_LIST_CASES, ids=[repr(c[0])[:40] for c in LABEL_LIST_CASES])
+def test_a_list_of_labels_is_no_answer_line(reply, options, expected):
+    assert extract_choice(reply, options) == expected
+
+
+@pytest.mark.parametrize("reply, expected", LABEL_LIST_PICKS, ids=[repr(c[0])[:40] for c in LABEL_LIST_PICKS])
+def test_a_list_of_picks_is_no_pick(reply, expected):
+    assert read_pick(reply, RESPONSES) == expected
+
+
+# A ranking reply names the option ranked last after the chosen one; a line keyed "worst" / "least
+# appropriate" / «بدترین» is no answer ("Most appropriate: 4\nLeast appropriate: 1" was read as 1).
+# Written before the rule.
+RANKED_PICKS = [
+    ("Most appropriate: 4\nLeast appropriate: 1", 4),
+    ("Least appropriate: 1\nMost appropriate: 4", 4),
+    ("Most appropriate response: 4\nLeast appropriate response: 1", 4),
+    ("Best: 3; worst: 1", 3),
+    ("Best: 3. Worst: 1.", 3),
+    ("بهترین: ۳\nبدترین: ۱", 3),
+    ("Worst: 1", None),
+    ("Least pushy response: 5", 5),
+    ("Final pick: 2", 2),
+    # a rejecting word elsewhere in the sentence is no key
+    ("To avoid offending, the answer is 3.", 3),
+    ("Nothing wrong here, the answer is 3.", 3),
+    ("It would be wrong to insist, so the answer is 5.", 5),
+    ("To avoid pressure, I choose 5.", 5),
+    ("To avoid confusion: 3", 3),
+    ("The worst: 1\nThe best: 4", 4),
+]
+
+
+@pytest.mark.parametrize("reply, expected", RANKED_PICKS, ids=[repr(c[0])[:40] for c in RANKED_PICKS])
+def test_the_option_ranked_last_is_no_pick(reply, expected):
+    assert read_pick(reply, RESPONSES) == expected
+
+
+# A label with another option's text beside it contradicts itself: no answer, as "Removing shoes (D)"
+# already is ("Answer: Haleem (3)" and "3) Haleem" were read as Haleem's option, "Answer: 3 (Haleem)"
+# as 3). FOOD_EN: option 2 is Khoresht gheymeh. Written before the rule.
+CONFLICT_CASES = [
+    ("Answer: 3 (Khoresht gheymeh)", FOOD_EN, None),
+    ("Answer: Khoresht gheymeh (3)", FOOD_EN, None),
+    ("The answer is gheymeh (option 3).", FOOD_EN, None),
+    ("3) Khoresht gheymeh", FOOD_EN, None),
+    ("Option 3: Khoresht gheymeh", FOOD_EN, None),
+    ("Answer: (3) Khoresht gheymeh", FOOD_EN, None),
+    ("پاسخ: ۳ (خورشت قیمه)", FOOD_FA, None),
+    ("Answer: 2 (Khoresht gheymeh)", FOOD_EN, "B"),
+    ("Answer: Khoresht gheymeh (2)", FOOD_EN, "B"),
+    ("2) Khoresht gheymeh", FOOD_EN, "B"),
+    ("Option 2: Khoresht gheymeh", FOOD_EN, "B"),
+    ("پاسخ: ۲ (خورشت قیمه)", FOOD_FA, "B"),
+    ("Answer: 3 (see above)", FOOD_EN, "C"),
+    ("Answer: 3 (not gheymeh)", FOOD_EN, "C"),
+]
+
+
+@pytest.mark.parametrize("reply, options, expected", CONFLICT_CASES, ids=[repr(c[0])[:40] for c in CONFLICT_CASES])
+def test_a_label_beside_another_options_text_is_no_answer(reply, options, expected):
+    assert extract_choice(reply, options) == expected
+
+
+# A verdict corrected in the same line ("No... actually yes.", "No, actually yes.", «نه... در واقع بله»)
+# is the correction's: these were read as the first word, the opposite verdict. Written before the rule.
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("No... actually yes.", True),
+        ("No, actually yes.", True),
+        ("Yes... actually, no.", False),
+        ("No... on second thought, yes.", True),
+        ("نه... در واقع بله.", True),
+        ("No, they actually did not follow tradition.", False),
+        ("Yes, they actually did.", True),
+        ("Actually, no one would do that.", None),
+    ],
+)
+def test_a_corrected_verdict_is_the_correction(reply, expected):
+    assert extract_yes_no(reply) is expected
+
+
+# "I prefer" and "I'm going to say / go with" state a pick as "I choose" does (these replies gave
+# no pick). Written before the rule.
+PREFER_PICKS = [
+    ("Response 1 is too pushy. Response 2 as well. I prefer response 4.", 4),
+    ("I'm going to say 4.", 4),
+    ("I am going to go with 5.", 5),
+    ("I'd prefer not to pick 1; 4 is best.", 4),
+    ("I prefer not to choose.", None),
+]
+
+
+@pytest.mark.parametrize("reply, expected", PREFER_PICKS, ids=[repr(c[0])[:40] for c in PREFER_PICKS])
+def test_prefer_and_going_to_say_state_a_pick(reply, expected):
+    assert read_pick(reply, RESPONSES) == expected
+
+
+# An answer at the reply's start taken back right after it ("2. Wait, 3.", "B. Sorry, C.", «۲. ببخشید، ۳»)
+# is what follows, as an answer statement's already was ("Answer: 3. Wait, no — 2."); these were read as
+# the first, taken-back option. Written before the rule.
+LEAD_RETRACTION_CASES = [
+    ("2. Wait, 3.", FOOD_EN, "C"),
+    ("2. No, wait, 3.", FOOD_EN, "C"),
+    ("2 - wait, 3.", FOOD_EN, "C"),
+    ("2... no, 3", FOOD_EN, "C"),
+    ("B. Sorry, C.", None, "C"),
+    ("B. No wait, C.", None, "C"),
+    ("۲. ببخشید، ۳.", FOOD_FA, "C"),
+    ("۲. نه، صبر کن، ۳.", FOOD_FA, "C"),
+    ("2. Wait.", FOOD_EN, "B"),
+    ("C. Sorry, I cannot explain more.", None, "C"),
+    ("2. Hmm, wait. Yes, 2.", FOOD_EN, "B"),
+    ("2. No, 3 would be too passive.", FOOD_EN, "B"),
+    ("C. No other option fits.", None, "C"),
+]
+
+
+@pytest.mark.parametrize("reply, options, expected", LEAD_RETRACTION_CASES, ids=[repr(c[0])[:40] for c in LEAD_RETRACTION_CASES])
+def test_an_answer_taken_back_at_the_start_is_what_follows(reply, options, expected):
+    assert extract_choice(reply, options) == expected
+
+
+def test_a_pick_taken_back_at_the_start_is_what_follows():
+    assert read_pick("Response 2. Wait, no, 4.", RESPONSES) == 4
+
+
+# Two lines each an option's label and its own text (a partial echo of the option list, as a base
+# model continues its prompt) name two options and choose neither; they were read as the last one.
+# Written before the rule.
+PARTIAL_ECHO_CASES = [
+    ("2. Khoresht gheymeh\n3. Kabab koobideh", FOOD_EN, None),
+    ("B) Khoresht gheymeh\nC) Kabab koobideh", FOOD_EN, None),
+    ("۳. کباب کوبیده\n۴. آش رشته", FOOD_FA, None),
+    ("2. Khoresht gheymeh\n3. Kabab koobideh\n\nThe answer is 3.", FOOD_EN, "C"),
+    ("2. Khoresht gheymeh", FOOD_EN, "B"),
+]
+
+
+@pytest.mark.parametrize("reply, options, expected", PARTIAL_ECHO_CASES, ids=[repr(c[0])[:40] for c in PARTIAL_ECHO_CASES])
+def test_two_echoed_option_lines_are_no_answer(reply, options, expected):
+    assert extract_choice(reply, options) == expected
+
+
+def test_two_echoed_response_lines_are_no_pick():
+    assert read_pick(f"4. {RESPONSES[3]}\n5. {RESPONSES[4]}", RESPONSES) is None
+
+
+# "I don't know, maybe X" is the hedge "I'm not sure, maybe X" is (it was read as X); an answer stated
+# after not knowing something else still counts. Written before the rule.
+@pytest.mark.parametrize(
+    "reply, options, expected",
+    [
+        ("I don't know, maybe gheymeh.", DISH_EN, None),
+        ("No idea, maybe gheymeh.", DISH_EN, None),
+        ("I do not know, perhaps gheymeh.", DISH_EN, None),
+        ("نمی‌دانم، شاید قیمه.", DISH_FA, None),
+        ("نمیدونم، شاید قیمه", DISH_FA, None),
+        ("I don't know much about this dish, but the answer is 3.", FOOD_EN, "C"),
+    ],
+)
+def test_not_knowing_then_maybe_is_a_hedge(reply, options, expected):
+    assert extract_choice(reply, options) == expected
