@@ -161,7 +161,7 @@ def test_judge_config_error_and_missing_data_in_one_message(tmp_path):
     )
     assert lines[2] == (
         f"  2. data [taarof_non_taarof]: {tmp_path}/taarof/non-taarof.jsonl: not found. The data dir {tmp_path} "
-        "must hold taarof/non-taarof.jsonl (layout of ../shared/data); unset data_dir/PERSIAN_CULTURE_DATA_DIR to "
+        "must hold taarof/non-taarof.jsonl (<data_dir>/<benchmark>/<file>, see the README's Data table); unset data_dir/PERSIAN_CULTURE_DATA_DIR to "
         "read the online release instead."
     )
 
