@@ -32,14 +32,3 @@ class JudgeBackend(Protocol):
         """Answer every prompt (system prompt + prompt as a chat), reporting each through on_answer."""
 
     def close(self) -> None: ...
-
-
-def make_backend(settings: Any) -> JudgeBackend:
-    """The backend the settings name: ``hf:<model>`` runs locally, anything else is served."""
-    if settings.is_local:
-        from lm_eval_persian_culture.judge.local import LocalBackend
-
-        return LocalBackend(settings)
-    from lm_eval_persian_culture.judge.remote import OpenAIBackend
-
-    return OpenAIBackend(settings)

@@ -21,7 +21,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from lm_eval_persian_culture.judge.backend import JudgeBackend, make_backend
+from lm_eval_persian_culture.judge.backend import JudgeBackend
 from lm_eval_persian_culture.judge.cache import CachedAnswer, JudgeCache, cache_key
 from lm_eval_persian_culture.judge.launch import SharedBatch, judging_process_ended, shared_batch
 from lm_eval_persian_culture.judge.parse import parse_yes_no
@@ -35,6 +35,18 @@ from lm_eval_persian_culture.judge.settings import (
 
 log = logging.getLogger(__name__)
 _WAIT_POLL_S = 0.2  # how often a waiting process looks for the judging process's finished batch
+
+
+def make_backend(settings: JudgeSettings) -> JudgeBackend:
+    """The backend the settings name: ``hf:<model>`` runs locally, anything else is served (imported
+    here, not in backend.py, which both backends import for its types)."""
+    if settings.is_local:
+        from lm_eval_persian_culture.judge.local import LocalBackend
+
+        return LocalBackend(settings)
+    from lm_eval_persian_culture.judge.remote import OpenAIBackend
+
+    return OpenAIBackend(settings)
 
 
 @dataclass

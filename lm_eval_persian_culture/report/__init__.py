@@ -55,11 +55,4 @@ def export_main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> None:
-    """``python -m lm_eval_persian_culture.report``: as ``lm-eval-persian report``."""
-    from lm_eval_persian_culture.harness.cli import main as cli_main
-
-    cli_main(["report", *(sys.argv[1:] if argv is None else argv)])
-
-
-__all__ = ["ReportInputError", "export_main", "main", "report_main"]
+__all__ = ["ReportInputError", "export_main", "report_main"]
