@@ -1,9 +1,5 @@
-"""Glue between the pack and lm-eval's task index (include paths, entry points).
-
-``install_into_lm_eval()`` is the single place where the pack patches lm-eval. It is called by
-the startup hook (``autoload/_lm_eval_persian_culture_autoload.py``: plain ``lm_eval``,
-``simple_evaluate``) right after ``lm_eval.tasks`` is imported, and by the ``lm-eval-persian``
-wrapper; both may run in one process, so every patch in it must be idempotent.
+"""Glue between the pack and lm-eval's task index (include paths, entry points), and the patches
+of lm-eval's task index and stderr that ``harness.patches.install_into_lm_eval()`` applies.
 """
 
 from __future__ import annotations
@@ -164,7 +160,7 @@ def misspelt_pack_names(names: Iterable[str], include_path=None) -> list[str]:
 
     from lm_eval.tasks import TaskManager
 
-    from lm_eval_persian_culture.harness.preflight import pack_names, suggest
+    from lm_eval_persian_culture.harness.catalogue import pack_names, suggest
 
     wanted = [str(n).strip() for n in names if str(n).strip()]
     if not wanted or lm_eval_discovers_entry_points():
@@ -254,25 +250,3 @@ def _patch_pack_stderr() -> None:
 
     stderr_for_metric._persian_culture_patched = True
     metrics.stderr_for_metric = stderr_for_metric
-
-
-def install_into_lm_eval() -> None:
-    """Everything the pack changes in a running lm-eval, in one idempotent call.
-
-    lm-eval's ``TaskManager`` indexes the pack's task folder (once, see ``with_pack_path``), and
-    the pre-flight runs before any model loads (``preflight.install``: it patches
-    ``simple_evaluate`` and the ``run``/``validate`` subcommands when lm-eval imports them).
-    Called by the startup hook and by the wrapper CLI; add further patches here, each idempotent
-    and each checking (``compat``) that lm-eval has what it patches.
-    """
-    from lm_eval_persian_culture.harness import preflight
-
-    for what, patch in (
-        ("the pre-flight", preflight.install),
-        ("task discovery", _patch_task_manager),
-        ("the pack's stderr", _patch_pack_stderr),
-    ):
-        try:  # each patch checks what it needs; this catches what no check foresaw
-            patch()
-        except Exception as err:  # noqa: BLE001 - the pack must never break lm-eval
-            compat.switch_off(what, f"what it expected ({type(err).__name__}: {err})")

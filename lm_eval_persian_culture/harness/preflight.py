@@ -26,7 +26,6 @@ imported and arranges (a ``sys.meta_path`` hook) to patch the others when they a
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib.abc
 import inspect
 import json
@@ -38,8 +37,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
-from lm_eval_persian_culture import TASKS_DIR
 from lm_eval_persian_culture.harness import compat
+from lm_eval_persian_culture.harness.catalogue import in_pack, pack_names, suggest
 
 if TYPE_CHECKING:
     from lm_eval_persian_culture.judge.settings import JudgeSettings
@@ -130,35 +129,8 @@ class PreflightReport:
 
 
 # --------------------------------------------------------------------------- task resolution
-def _in_pack(path: Path | None) -> bool:
-    if path is None:
-        return False
-    try:
-        Path(path).resolve().relative_to(TASKS_DIR.resolve())
-        return True
-    except ValueError:
-        return False
-
-
 def _looks_like_path(spec: str) -> bool:
     return spec.endswith((".yaml", ".yml")) or os.sep in spec or Path(spec).exists()
-
-
-def pack_names(task_manager) -> list[str]:
-    """Pack tasks and groups in a TaskManager's index (the candidates for "did you mean")."""
-    from lm_eval.tasks._index import Kind
-
-    return sorted(
-        name
-        for name, entry in compat.task_index(task_manager).items()
-        if entry.kind != Kind.TAG and _in_pack(entry.yaml_path)
-    )
-
-
-def suggest(name: str, candidates: Iterable[str]) -> str:
-    """' (did you mean X?)' for the closest candidate, or ''."""
-    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def resolve_pack_tasks(task_manager, specs: Sequence[Any], report: PreflightReport) -> dict[str, Any]:
@@ -187,7 +159,7 @@ def resolve_pack_tasks(task_manager, specs: Sequence[Any], report: PreflightRepo
                     member = member.get("task") or member.get("group")
                 if isinstance(member, str):
                     visit(member)
-        elif _in_pack(entry.yaml_path):
+        elif in_pack(entry.yaml_path):
             leaves[name] = entry
 
     candidates = None
@@ -404,7 +376,7 @@ def summarize_groups(task_manager, specs: Sequence[Any], report: PreflightReport
     summaries = []
     for spec in specs:
         entry = index.get(spec) if isinstance(spec, str) else None
-        if entry is None or entry.kind != Kind.GROUP or not _in_pack(entry.yaml_path):
+        if entry is None or entry.kind != Kind.GROUP or not in_pack(entry.yaml_path):
             continue
         members = load_yaml(entry.yaml_path, resolve_func=False).get("task") or []
         members = [m if isinstance(m, str) else (m.get("task") or m.get("group")) for m in members]

@@ -101,13 +101,13 @@ def judged_pack_tasks(results: Mapping, task_manager) -> list[str]:
     from lm_eval.tasks._yaml_loader import load_yaml
 
     from lm_eval_persian_culture.harness import compat
-    from lm_eval_persian_culture.harness.preflight import _in_pack
+    from lm_eval_persian_culture.harness.catalogue import in_pack
 
     index = compat.task_index(task_manager) or {}
     judged = []
     for task in results.get("configs", {}):
         entry = index.get(task)
-        if entry is None or not _in_pack(entry.yaml_path):
+        if entry is None or not in_pack(entry.yaml_path):
             continue
         cfg = load_yaml(entry.yaml_path, resolve_func=False)
         filters = [f.get("function") for fl in cfg.get("filter_list") or [] for f in fl.get("filter") or []]

@@ -141,10 +141,10 @@ def test_every_scoring_path_is_represented():
     from lm_eval.tasks._index import Kind
 
     import lm_eval_persian_culture as pack
-    from lm_eval_persian_culture.harness.preflight import _in_pack
+    from lm_eval_persian_culture.harness.catalogue import in_pack
 
     index = pack.task_manager(include_defaults=False).task_index
-    tasks = {n: e for n, e in index.items() if e.kind == Kind.TASK and _in_pack(e.yaml_path)}
+    tasks = {n: e for n, e in index.items() if e.kind == Kind.TASK and in_pack(e.yaml_path)}
     covered = {scoring_signature(tasks[name]) for name in REPRESENTATIVES}
     generative = {name: scoring_signature(e) for name, e in tasks.items()}
     generative = {n: sig for n, sig in generative.items() if sig[-1] == "generate_until"}
