@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lm_eval_persian_culture.harness.preflight import UserInputError, _parse_metadata
+from lm_eval_persian_culture.errors import UserInputError
+from lm_eval_persian_culture.harness.preflight import _parse_metadata
 from lm_eval_persian_culture.report.runs import ReportInputError, read_results_file
 
 

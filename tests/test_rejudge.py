@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_persian_culture.harness.preflight import UserInputError
+from lm_eval_persian_culture.errors import UserInputError
 from lm_eval_persian_culture.harness.rejudge import rejudge
 from lm_eval_persian_culture.testing.openai_server import FakeOpenAIServer
 from tests.reliability.judged_runs import JUDGE_MODEL, evaluate, judge_settings, taarof_verdict, user_prompt

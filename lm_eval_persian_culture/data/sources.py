@@ -18,6 +18,8 @@ The loader then:
 
 from __future__ import annotations
 
+from lm_eval_persian_culture.errors import PackUserError
+
 import codecs
 import csv
 import hashlib
@@ -35,11 +37,11 @@ DATA_DIR_ENV = "PERSIAN_CULTURE_DATA_DIR"
 PROVENANCE_FIELD = "provenance"
 
 
-class DataSchemaError(ValueError):
+class DataSchemaError(PackUserError, ValueError):
     """A benchmark source does not have the documented shape."""
 
 
-class DataNotFoundError(FileNotFoundError):
+class DataNotFoundError(PackUserError, FileNotFoundError):
     """A configured local data directory lacks a file the benchmark needs."""
 
 

@@ -67,13 +67,12 @@ def main(argv: list[str] | None = None) -> None:
     install_into_lm_eval()
     from lm_eval.__main__ import cli_evaluate
 
-    from lm_eval_persian_culture.data.sources import DataNotFoundError, DataSchemaError
-    from lm_eval_persian_culture.scoring.embeddings import EmbeddingConfigError
+    from lm_eval_persian_culture.errors import PackUserError
 
     sys.argv = ["lm-eval-persian", *argv]
     try:
         cli_evaluate()
-    except (DataNotFoundError, DataSchemaError, EmbeddingConfigError) as err:
+    except PackUserError as err:
         # Data a user can fix (missing, malformed, gated): one line naming what to do, no traceback.
         print(f"lm-eval-persian: error: {err}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -335,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-network", "--no_network", dest="network", action="store_false",
                         help="do not probe the online releases")
     args = parser.parse_args(argv)
-    from lm_eval_persian_culture.harness.preflight import UserInputError, _parse_metadata
+    from lm_eval_persian_culture.errors import UserInputError
+    from lm_eval_persian_culture.harness.preflight import _parse_metadata
 
     settings = _parse_metadata(args.metadata)
     if args.data_dir:

@@ -18,6 +18,8 @@ Explicit ``--gen_kwargs`` the user gives still win.
 
 from __future__ import annotations
 
+from lm_eval_persian_culture.errors import PackUserError
+
 import argparse
 import json
 from typing import Any
@@ -30,7 +32,7 @@ SERVED_MODELS = (
 SAMPLING_FIELDS = ("temperature", "top_p", "top_k")
 
 
-class DecodingError(ValueError):
+class DecodingError(PackUserError, ValueError):
     """--decoding cannot be resolved for this model (one clear message, before any model loads)."""
 
 

@@ -25,6 +25,8 @@ imported and arranges (a ``sys.meta_path`` hook) to patch the others when they a
 
 from __future__ import annotations
 
+from lm_eval_persian_culture.errors import EXIT_USER_ERROR, PackUserError, UserInputError
+
 import argparse
 import importlib.abc
 import inspect
@@ -52,10 +54,9 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 PROBE_TIMEOUT_S = 10.0
 LOCAL_JUDGE_PREFIX = "hf:"
-EXIT_USER_ERROR = 2
 
 
-class PreflightError(ValueError):
+class PreflightError(PackUserError, ValueError):
     """One or more problems found before the model loads; the message lists all of them."""
 
     def __init__(self, problems: Sequence["Problem"]) -> None:
@@ -63,19 +64,6 @@ class PreflightError(ValueError):
         super().__init__(format_problems(self.problems))
 
 
-class UserInputError(ValueError):
-    """A command-line input (a path for ``report`` / ``rejudge``, a task name, --metadata) is wrong."""
-
-
-def user_errors() -> tuple[type[BaseException], ...]:
-    """Errors a user can fix: one message, exit status 2, no traceback (unless DEBUG)."""
-    from lm_eval_persian_culture.data.sources import DataNotFoundError, DataSchemaError
-    from lm_eval_persian_culture.judge.settings import JudgeConfigError, JudgeFailureError
-
-    from lm_eval_persian_culture.scoring.embeddings import EmbeddingConfigError
-
-    return (PreflightError, JudgeConfigError, JudgeFailureError, DataNotFoundError, DataSchemaError, UserInputError,
-            EmbeddingConfigError)
 
 
 @dataclass
@@ -574,7 +562,7 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
         try:
             try:
                 leaves = _preflight(params, tasks, model_args)
-            except user_errors():
+            except PackUserError:
                 raise
             except Exception as err:  # noqa: BLE001 - a pre-flight that cannot read this lm-eval steps aside
                 compat.switch_off("the pre-flight", f"what it reads ({type(err).__name__}: {err})")
@@ -650,7 +638,7 @@ def fail(message: str) -> None:
 
 def user_error_message(err: BaseException) -> str | None:
     """The message to print for an error a user can fix, or None for a real bug."""
-    if isinstance(err, user_errors()):
+    if isinstance(err, PackUserError):
         return str(err)
     text = str(err)
     if isinstance(err, ValueError) and text.startswith("Tasks not found:"):
@@ -782,7 +770,7 @@ def _patch_validate(module) -> None:
     def _validate_or_step_aside(self, args) -> None:
         try:
             validate(args)
-        except user_errors():
+        except PackUserError:
             raise
         except Exception as err:  # noqa: BLE001 - a pack validate that cannot read this lm-eval steps aside
             if debug_wanted(args):

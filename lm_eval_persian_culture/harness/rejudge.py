@@ -27,7 +27,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from lm_eval_persian_culture.harness.preflight import UserInputError, check_tasks, failure_message
+from lm_eval_persian_culture.errors import UserInputError
+from lm_eval_persian_culture.harness.preflight import check_tasks, failure_message
 
 logger = logging.getLogger("lm_eval_persian_culture")
 

@@ -7,6 +7,8 @@ setting: only the *name* of the environment variable that holds it is.
 
 from __future__ import annotations
 
+from lm_eval_persian_culture.errors import PackUserError
+
 import dataclasses
 import logging
 import os
@@ -42,11 +44,11 @@ CACHE_ENV = "PERSIAN_CULTURE_JUDGE_CACHE"
 _ENV_PREFIX = "PERSIAN_CULTURE_JUDGE_"
 
 
-class JudgeConfigError(ValueError):
+class JudgeConfigError(PackUserError, ValueError):
     """The judge is misconfigured; raised before any request is paid for."""
 
 
-class JudgeFailureError(RuntimeError):
+class JudgeFailureError(PackUserError, RuntimeError):
     """Too many judgments failed: reporting a score from the rest would be misleading."""
 
 

@@ -25,6 +25,8 @@ and ``source`` (table or figure of the paper) are required; the rest is optional
 
 from __future__ import annotations
 
+from lm_eval_persian_culture.errors import PackUserError
+
 import json
 import math
 from pathlib import Path
@@ -36,7 +38,7 @@ OPTIONAL = {"printed": str, "condition": str, "n": int, "kind": str, "note": str
 KINDS = ("model", "human")
 
 
-class ReferenceFileError(ValueError):
+class ReferenceFileError(PackUserError, ValueError):
     """A reference file does not have the documented shape."""
 
 

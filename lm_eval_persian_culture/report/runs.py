@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import lm_eval_persian_culture as pack
-from lm_eval_persian_culture.harness.preflight import UserInputError
+from lm_eval_persian_culture.errors import UserInputError
 from lm_eval_persian_culture.scoring.records import json_error_text
 
 PACK_PREFIXES = ("taarof", "divan", "percul", "taraz", "cac", "persian_culture")

@@ -13,6 +13,8 @@ A verdict is the ``verdict`` field of the JSON record a judge filter logs in ``f
 
 from __future__ import annotations
 
+from lm_eval_persian_culture.errors import PackUserError
+
 import argparse
 import hashlib
 import json
@@ -30,7 +32,7 @@ VOLATILE_DOC_FIELDS = frozenset({"provenance", "judge_reply_format", "decoding"}
 DEFAULT_TYPE_FIELDS = ("Type", "type", "source", "subset")
 
 
-class AgreementInputError(ValueError):
+class AgreementInputError(PackUserError, ValueError):
     """A run folder without samples, or samples that cannot be read."""
 
 

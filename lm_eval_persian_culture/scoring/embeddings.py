@@ -19,6 +19,8 @@ the model is refused at task load with a message naming the versions that work
 
 from __future__ import annotations
 
+from lm_eval_persian_culture.errors import PackUserError
+
 import json
 import logging
 import os
@@ -51,7 +53,7 @@ REMOTE_CODE_MESSAGE = (
 )
 
 
-class EmbeddingConfigError(ValueError):
+class EmbeddingConfigError(PackUserError, ValueError):
     """The embedding model cannot be used here; raised at task load, before generation."""
 
 

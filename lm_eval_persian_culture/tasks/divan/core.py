@@ -13,6 +13,8 @@ process; the task ``utils.py`` that lm-eval loads by path only re-exports names.
 
 from __future__ import annotations
 
+from lm_eval_persian_culture.errors import PackUserError
+
 import logging
 from dataclasses import dataclass
 from functools import partial
@@ -101,7 +103,7 @@ PIPELINE_CHOICES = ("rules", "paper")
 PAPER_EXTRACTOR_MODEL = "gpt-4o-mini"
 
 
-class DivanSettingError(ValueError):
+class DivanSettingError(PackUserError, ValueError):
     """A DivanBench setting has a value it cannot take (raised before any model time)."""
 
 

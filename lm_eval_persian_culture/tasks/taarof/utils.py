@@ -11,6 +11,8 @@ paper's App. 1.8 / Table 11 (see the task README for the exact differences).
 
 from __future__ import annotations
 
+from lm_eval_persian_culture.errors import PackUserError
+
 import hashlib
 import json
 import re
@@ -413,7 +415,7 @@ FEWSHOT_REFUSED = (
 )
 
 
-class FewshotRefusedError(ValueError):
+class FewshotRefusedError(PackUserError, ValueError):
     """--num_fewshot > 0 on a task whose only few-shot source would be its own test items."""
 
 
