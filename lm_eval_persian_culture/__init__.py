@@ -7,11 +7,8 @@ Public entry points:
 
 from __future__ import annotations
 
-from pathlib import Path
-
-__version__ = "0.1.0"
-
-TASKS_DIR = Path(__file__).resolve().parent / "tasks"
+from lm_eval_persian_culture._version import __version__
+from lm_eval_persian_culture.tasks._benchmark import TASKS_DIR
 
 
 def tasks_dir() -> str:

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 import lm_eval_persian_culture as pack
-from lm_eval_persian_culture.references import ReferenceFileError, load_file, reference_files, validate
+from lm_eval_persian_culture.report.references import ReferenceFileError, load_file, reference_files, validate
 
 
 class _Loader(yaml.SafeLoader):
@@ -42,12 +42,12 @@ def _metrics_by_task() -> dict[str, set[str]]:
     return metrics
 
 
-@pytest.mark.parametrize("path", reference_files(), ids=lambda p: p.name)
-def test_reference_file_names_pack_tasks_and_metrics(path):
+@pytest.mark.parametrize("benchmark, path", sorted(reference_files().items()), ids=lambda x: str(x))
+def test_reference_file_names_pack_tasks_and_metrics(benchmark, path):
     rows = load_file(path)
     known = _metrics_by_task()
     for i, row in enumerate(rows):
-        assert row["benchmark"] == path.stem
+        assert row["benchmark"] == benchmark
         assert row["task"] in known, f"{path.name} row {i}: no pack task or group {row['task']!r}"
         assert row["metric"] in known[row["task"]], f"{path.name} row {i}: {row['task']} has no metric {row['metric']!r}"
 

@@ -7,11 +7,19 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lm_eval_persian_culture.references import load_references
-from lm_eval_persian_culture.report.benchmarks import BENCHMARKS, Benchmark, benchmark_of, breakdown_of
+from lm_eval_persian_culture.report.benchmarks import Benchmark, benchmark_of, benchmarks, breakdown_of
 from lm_eval_persian_culture.report.charts import Chart, draw
+from lm_eval_persian_culture.report.references import load_references
 from lm_eval_persian_culture.report.runs import Run, known_task_versions, load_runs
 from lm_eval_persian_culture.report.scores import Score, breakdown_scores, metric_records, run_scores, task_metrics
+from lm_eval_persian_culture.tasks._benchmark import (
+    BreakdownCharts,
+    ChartSpec,
+    ConditionChart,
+    MetricsChart,
+    ModelsChart,
+    TasksChart,
+)
 
 # Task metadata that changes what a score means; rows that differ in any of these are never merged.
 FINGERPRINT_FIELDS = {
@@ -201,57 +209,33 @@ def headline_chart(bench: Benchmark, rows: list[Row]) -> Chart | None:
                  _series_by_model(rows, tasks, metric), xlabel=f"{metric} (95% interval)")
 
 
-def taarof_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
+def condition_charts(spec: ConditionChart, rows: list[Row]) -> list[Chart]:
     charts = []
-    conditions = [("standard", ""), ("Persian", "_fa"), ("no-country", "_nocountry")]
     for model in dict.fromkeys(r.model for r in rows):
-        got = {r.task: r.scores.get("accuracy") for r in rows if r.model == model}
-        cats, expected, non = [], [], []
-        for label, suffix in conditions:
-            e, n = got.get(f"taarof_expected{suffix}"), got.get(f"taarof_non_taarof{suffix}")
-            if e or n:
+        got = {r.task: r.scores.get(spec.metric) for r in rows if r.model == model}
+        cats: list[str] = []
+        series: dict[str, list[Score | None]] = {label: [] for label, _ in spec.families}
+        for label, suffix in spec.conditions:
+            values = [got.get(f"{family}{suffix}") for _, family in spec.families]
+            if any(values):
                 cats.append(label)
-                expected.append(e)
-                non.append(n)
+                for (family_label, _), value in zip(spec.families, values):
+                    series[family_label].append(value)
         if cats:
-            charts.append(Chart(f"TaarofBench: taarof-expected vs non-taarof by condition - {_short(model)}", cats,
-                                {"taarof-expected": expected, "non-taarof": non}, xlabel="accuracy (95% Wilson interval)"))
-    gender = [r for r in rows if r.task == "taarof_gender"]
-    if gender:
-        cats = [_short(r.model) for r in gender]
-        charts.append(Chart(f"TaarofBench gender-flip pairs: female vs male - {_title_models(gender)}", cats,
-                            {"female": [r.scores.get("accuracy_female") for r in gender],
-                             "male": [r.scores.get("accuracy_male") for r in gender]},
-                            xlabel="accuracy over intact pairs (95% bootstrap interval over pairs)"))
-        charts.append(Chart(f"TaarofBench gender gap (female - male) - {_title_models(gender)}", cats,
-                            {"gender_gap": [r.scores.get("gender_gap") for r in gender]}, signed=True,
-                            xlabel="female minus male accuracy (95% bootstrap interval over pairs)"))
+            charts.append(Chart(f"{spec.title} - {_short(model)}", cats, series, xlabel=spec.xlabel))
     return charts
 
 
-def divan_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
-    main = [r for r in rows if r.task == "divan"]
-    binary = [r for r in rows if r.task == "divan_binary"] or main
-    charts = []
-    if binary:
-        cats = [_short(r.model) for r in binary]
-        charts.append(Chart(f"DivanBench binary: accept true vs reject false - {_title_models(binary)}", cats,
-                            {"accept true": [r.scores.get("accept_true") for r in binary],
-                             "reject false": [r.scores.get("reject_false") for r in binary]},
-                            xlabel="accuracy (error bars: std over the five system prompts)", error_kind="spread"))
-        charts.append(Chart(f"DivanBench acquiescence bias (accept true - reject false) - {_title_models(binary)}", cats,
-                            {"acquiescence_bias": [r.scores.get("acquiescence_bias") for r in binary]}, signed=True,
-                            xlabel="bias (95% bootstrap interval over pairs)"))
-    if main:
-        cats = [_short(r.model) for r in main]
-        charts.append(Chart(f"DivanBench: factual vs scenario accuracy - {_title_models(main)}", cats,
-                            {"factual": [r.scores.get("factual_accuracy") for r in main],
-                             "scenario": [r.scores.get("scenario_accuracy") for r in main]},
-                            xlabel="accuracy (error bars: std over the five system prompts)", error_kind="spread"))
-    return charts
+def models_charts(spec: ModelsChart, rows: list[Row]) -> list[Chart]:
+    chosen = next(([r for r in rows if r.task == task] for task in spec.tasks if any(r.task == task for r in rows)), [])
+    if not chosen:
+        return []
+    return [Chart(f"{spec.title} - {_title_models(chosen)}", [_short(r.model) for r in chosen],
+                  {label: [r.scores.get(metric) for r in chosen] for label, metric in spec.series},
+                  xlabel=spec.xlabel, signed=spec.signed, error_kind=spec.error_kind)]
 
 
-def breakdown_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
+def breakdown_charts(spec: BreakdownCharts, bench: Benchmark, rows: list[Row]) -> list[Chart]:
     """Per-category (PerCul), per-axis/relationship (CAC), per-topic (TaarofBench) accuracy across models."""
     charts = []
     for task in dict.fromkeys(r.task for r in rows if not r.is_group):
@@ -266,45 +250,55 @@ def breakdown_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
             cats = [m[len(prefix):].replace("_", " ") for m in metrics]
             series = {model: [scores.get(m) for m in metrics] for model, scores in per_model.items()}
             charts.append(Chart(f"{bench.title} {task}: accuracy by {label} - {_title_models(task_rows)}", cats, series,
-                                xlabel="accuracy (95% Wilson interval)"))
+                                xlabel=spec.xlabel))
     return charts
 
 
-def cac_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
-    """Range accuracy per country across models (one task per country), as the paper's Table 2."""
-    tasks = [t for t in dict.fromkeys(r.task for r in rows) if t not in ("cac", "cac_cross_country")]
-    if len(tasks) < 2:
+def tasks_charts(spec: TasksChart, rows: list[Row]) -> list[Chart]:
+    tasks = [t for t in dict.fromkeys(r.task for r in rows) if t not in spec.exclude]
+    if len(tasks) < spec.min_tasks:
         return []
-    return [Chart(f"CAC: range accuracy per country - {_title_models(rows)}", [t.removeprefix("cac_") for t in tasks],
-                  _series_by_model(rows, tasks, "range_accuracy"), xlabel="range accuracy (95% Wilson interval)")]
+    return [Chart(f"{spec.title} - {_title_models(rows)}", [t.removeprefix(spec.strip) for t in tasks],
+                  _series_by_model(rows, tasks, spec.metric), xlabel=spec.xlabel)]
 
 
-def taraz_charts(bench: Benchmark, rows: list[Row]) -> list[Chart]:
+def metrics_charts(spec: MetricsChart, bench: Benchmark, rows: list[Row]) -> list[Chart]:
     charts = []
     for task in dict.fromkeys(r.task for r in rows if not r.is_group):
         task_rows = [r for r in rows if r.task == task]
         metrics = [m for m in bench.headline if any(m in r.scores for r in task_rows)]
         if metrics:
-            charts.append(Chart(f"TARAZ {task}: metrics side by side - {_title_models(task_rows)}", metrics,
+            charts.append(Chart(f"{spec.title.format(task=task)} - {_title_models(task_rows)}", metrics,
                                 {_short(r.model): [r.scores.get(m) for m in metrics] for r in task_rows},
-                                xlabel="share of answers scored correct (95% Wilson interval)"))
+                                xlabel=spec.xlabel))
     return charts
 
 
-CHARTS_FOR = {"taarof": [taarof_charts, breakdown_charts], "divan": [divan_charts], "percul": [breakdown_charts],
-              "taraz": [taraz_charts], "cac": [cac_charts, breakdown_charts]}
+def declared_charts(spec: ChartSpec, bench: Benchmark, rows: list[Row]) -> list[Chart]:
+    """The charts one declaration of a benchmark folder draws from its rows."""
+    if isinstance(spec, ConditionChart):
+        return condition_charts(spec, rows)
+    if isinstance(spec, ModelsChart):
+        return models_charts(spec, rows)
+    if isinstance(spec, TasksChart):
+        return tasks_charts(spec, rows)
+    if isinstance(spec, MetricsChart):
+        return metrics_charts(spec, bench, rows)
+    if isinstance(spec, BreakdownCharts):
+        return breakdown_charts(spec, bench, rows)
+    raise TypeError(f"{bench.name}/benchmark.py: unknown chart declaration {spec!r}")
 
 
 def build(inputs: list[Path], out_dir: Path, resamples: int = 1000) -> Report:
     runs = load_runs(inputs)
     rows = collect_rows(runs, resamples)
     charts: list[Chart] = []
-    for name, bench in BENCHMARKS.items():
+    for bench in benchmarks().values():
         bench_rows = [r for r in rows if benchmark_of(r.task) is bench]
         if not bench_rows:
             continue
         chart = headline_chart(bench, bench_rows)
-        candidates = ([chart] if chart else []) + [c for fn in CHARTS_FOR.get(name, []) for c in fn(bench, bench_rows)]
+        candidates = ([chart] if chart else []) + [c for spec in bench.charts for c in declared_charts(spec, bench, bench_rows)]
         charts += [c for c in candidates if not c.is_empty]
     for chart in charts:
         draw(chart, out_dir / "charts")

@@ -7,7 +7,7 @@
   (``{"config": {"model_dtype", "model_name", "model_sha"}, "results": {task: {metric: value}}}``) and the
   eval-request file the template's backend expects beside it (``status: FINISHED``).
 
-The columns come from ``benchmarks.BENCHMARKS[...].leaderboard``: (column, task, metric); a model whose runs
+The columns come from each benchmark folder's ``benchmark.py`` (``leaderboard``): (column, task, metric); a model whose runs
 lack a task leaves its column empty, never 0, with a warning when its runs hold another task of that benchmark
 (``taarof_expected`` is 311 of TaarofBench's 450 scenarios, not the ``taarof`` column's number).
 
@@ -24,7 +24,7 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from lm_eval_persian_culture.report.benchmarks import BENCHMARKS, benchmark_of
+from lm_eval_persian_culture.report.benchmarks import benchmark_of, benchmarks
 from lm_eval_persian_culture.report.runs import ReportInputError, Run, load_runs
 from lm_eval_persian_culture.report.scores import task_metrics
 
@@ -32,7 +32,7 @@ FORMATS = ("partai", "hf-leaderboard", "csv")
 
 
 def leaderboard_columns() -> list[tuple[str, str, str]]:
-    return [col for bench in BENCHMARKS.values() for col in bench.leaderboard]
+    return [col for bench in benchmarks().values() for col in bench.leaderboard]
 
 
 def _model_info(runs: list[Run]) -> dict:

@@ -12,8 +12,8 @@ import math
 import re
 from pathlib import Path
 
-import lm_eval_persian_culture as pack
-from lm_eval_persian_culture.report.benchmarks import BENCHMARKS, SIGNED_METRICS, benchmark_of
+from lm_eval_persian_culture._version import __version__
+from lm_eval_persian_culture.report.benchmarks import SIGNED_METRICS, benchmark_of, benchmarks
 from lm_eval_persian_culture.report.build import Report, Row
 from lm_eval_persian_culture.report.scores import Score, task_metrics
 from lm_eval_persian_culture.tasks._taskgen import is_signed
@@ -46,7 +46,7 @@ def fmt_score(s: Score | None) -> str:
 def benchmark_tables(report: Report) -> list[tuple[str, list[str], list[list[str]], list[str]]]:
     """(title, header, rows, notes) per benchmark; paper rows after the runs' rows of the same task."""
     out = []
-    for name, bench in BENCHMARKS.items():
+    for bench in benchmarks().values():
         rows = [r for r in report.rows if benchmark_of(r.task) is bench]
         if not rows:
             continue
@@ -139,7 +139,7 @@ def _run_lines(report: Report) -> list[str]:
 
 
 def write_markdown(report: Report, out_dir: Path) -> Path:
-    parts = [f"# lm-eval-persian-culture report (pack {pack.__version__})", "", "## Runs", ""]
+    parts = [f"# lm-eval-persian-culture report (pack {__version__})", "", "## Runs", ""]
     parts += [f"- {line}" for line in _run_lines(report)]
     for title, header, rows, notes in benchmark_tables(report):
         parts += ["", f"## {title}", "", _md_table(header, rows), ""] + [f"_{n}_" for n in notes]
@@ -188,7 +188,7 @@ def _inline_html(text: str) -> str:
 def write_html(report: Report, out_dir: Path) -> Path:
     e = html.escape
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>lm-eval-persian-culture report</title>"
-             f"<style>{_CSS}</style></head><body>", f"<h1>lm-eval-persian-culture report (pack {e(pack.__version__)})</h1>",
+             f"<style>{_CSS}</style></head><body>", f"<h1>lm-eval-persian-culture report (pack {e(__version__)})</h1>",
              "<h2>Runs</h2><ul>" + "".join(f'<li dir="auto">{_inline_html(line)}</li>' for line in _run_lines(report)) + "</ul>"]
     for title, header, rows, notes in benchmark_tables(report):
         parts.append(f"<h2>{e(title)}</h2>" + _html_table(header, rows))

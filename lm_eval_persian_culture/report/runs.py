@@ -14,11 +14,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import lm_eval_persian_culture as pack
 from lm_eval_persian_culture.errors import UserInputError
 from lm_eval_persian_culture.scoring.records import json_error_text
+from lm_eval_persian_culture.tasks._benchmark import TASKS_DIR, pack_task_names
 
-PACK_PREFIXES = ("taarof", "divan", "percul", "taraz", "cac", "persian_culture")
 
 
 class ReportInputError(UserInputError):
@@ -81,7 +80,8 @@ class Run:
         return self.model.split("/")[-1] if self.model.startswith(("/", ".", "~")) else self.model
 
     def is_pack_task(self, task: str) -> bool:
-        return task.startswith(PACK_PREFIXES)
+        """Whether one of the pack's YAMLs defines this task or group (where it lives, not its name)."""
+        return task in pack_task_names()
 
     def task_metadata(self, task: str) -> dict:
         return (self.configs.get(task) or {}).get("metadata") or {}
@@ -202,7 +202,7 @@ def known_task_versions() -> dict[str, Any]:
     _Loader.add_constructor("!function", lambda loader, node: None)
     versions: dict[str, Any] = {}
     templates: dict[Path, dict] = {}
-    for path in pack.TASKS_DIR.rglob("*.yaml"):
+    for path in TASKS_DIR.rglob("*.yaml"):
         cfg = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
         name = cfg.get("task") if isinstance(cfg.get("task"), str) else cfg.get("group")
         version = (cfg.get("metadata") or {}).get("version")

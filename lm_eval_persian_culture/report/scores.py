@@ -15,10 +15,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-import lm_eval_persian_culture as pack
 from lm_eval_persian_culture.report.benchmarks import SIGNED_METRICS, SPREAD_SUFFIXES, benchmark_of, breakdown_of, headline_metrics, is_breakdown
 from lm_eval_persian_culture.report.runs import Run
 from lm_eval_persian_culture.report.stats import bootstrap_interval, wilson_interval
+from lm_eval_persian_culture.tasks._benchmark import task_yamls
 from lm_eval_persian_culture.tasks._taskgen import is_signed
 
 CLUSTER_FIELDS = ("pair_id", "item_id", "conversation_id")
@@ -61,25 +61,9 @@ def task_metrics(run: Run, task: str) -> dict[str, tuple[str, float]]:
 
 
 @lru_cache(maxsize=None)
-def _yaml_index() -> dict[str, Path]:
-    import yaml
-
-    class _Loader(yaml.SafeLoader):
-        pass
-
-    _Loader.add_constructor("!function", lambda loader, node: None)
-    index = {}
-    for path in pack.TASKS_DIR.rglob("*.yaml"):
-        cfg = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}
-        if isinstance(cfg.get("task"), str):
-            index[cfg["task"]] = path
-    return index
-
-
-@lru_cache(maxsize=None)
 def aggregation_for(task: str, metric: str) -> Callable | None:
     """The task's own aggregation function for a metric (from its YAML), or None."""
-    path = _yaml_index().get(task)
+    path = task_yamls().get(task)
     if path is None:
         return None
     from lm_eval.tasks._yaml_loader import load_yaml

@@ -1,4 +1,4 @@
-"""references/percul.json against the paper's own arithmetic and the task README's table."""
+"""tasks/percul/references.json against the paper's own arithmetic and the task README's table."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 import pytest
 
 import lm_eval_persian_culture as pack
-from lm_eval_persian_culture.references import load_references
+from lm_eval_persian_culture.report.references import load_references
 from lm_eval_persian_culture.tasks.percul.core import CATEGORY_SLUGS
 
 ROWS = load_references("percul")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lm_eval_persian_culture.references import load_references
+from lm_eval_persian_culture.report.references import load_references
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """The papers' published numbers, machine-readable, one JSON file per benchmark.
 
-Each benchmark's issue fills ``references/<benchmark>.json``; ``lm-eval-persian report`` puts
+Each benchmark folder holds its own ``tasks/<benchmark>/references.json``; ``lm-eval-persian report`` puts
 the rows beside a run's scores where task, condition and metric match. Values are on the pack's
 own scale (accuracies as fractions 0-1, signed differences as fractions), so a reference row and
 a results-JSON value are directly comparable; ``printed`` keeps the figure as the paper prints it.
@@ -26,13 +26,13 @@ and ``source`` (table or figure of the paper) are required; the rest is optional
 from __future__ import annotations
 
 from lm_eval_persian_culture.errors import PackUserError
+from lm_eval_persian_culture.tasks._benchmark import benchmarks
 
 import json
 import math
 from pathlib import Path
 from typing import Any
 
-REFERENCES_DIR = Path(__file__).resolve().parent
 REQUIRED = {"model": str, "task": str, "metric": str, "value": (int, float), "source": str}
 OPTIONAL = {"printed": str, "condition": str, "n": int, "kind": str, "note": str, "std": (int, float)}
 KINDS = ("model", "human")
@@ -42,8 +42,9 @@ class ReferenceFileError(PackUserError, ValueError):
     """A reference file does not have the documented shape."""
 
 
-def reference_files() -> list[Path]:
-    return sorted(REFERENCES_DIR.glob("*.json"))
+def reference_files() -> dict[str, Path]:
+    """{benchmark: its references.json}, for every benchmark folder that has one."""
+    return {name: b.references_path for name, b in benchmarks().items() if b.references_path.is_file()}
 
 
 def validate(data: Any, origin: str) -> list[dict]:
@@ -89,10 +90,10 @@ def load_file(path: Path) -> list[dict]:
 def load_references(benchmark: str | None = None) -> list[dict]:
     """Every reference row (or one benchmark's), each with its ``benchmark`` field added."""
     rows: list[dict] = []
-    for path in reference_files():
-        if benchmark is None or path.stem == benchmark:
+    for name, path in reference_files().items():
+        if benchmark is None or name == benchmark:
             rows.extend(load_file(path))
     return rows
 
 
-__all__ = ["REFERENCES_DIR", "ReferenceFileError", "load_file", "load_references", "reference_files", "validate"]
+__all__ = ["ReferenceFileError", "load_file", "load_references", "reference_files", "validate"]

@@ -1,0 +1,188 @@
+"""What a benchmark folder declares about itself, and how the pack finds its benchmark folders.
+
+Each ``tasks/<benchmark>/benchmark.py`` defines ``BENCHMARK = Benchmark(...)``: its title, the metrics its
+report table shows, how its intervals are computed, its breakdowns, its charts and its leaderboard columns.
+The declaration is data only (the report draws it), so a benchmark folder never imports the report.
+
+Which benchmark a task belongs to is decided by where its YAML lives (``tasks/<benchmark>/*.yaml``), never
+by a name prefix; the references beside it are ``tasks/<benchmark>/references.json``. Adding a benchmark
+means adding a folder: nothing here or in the report names one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+
+TASKS_DIR = Path(__file__).resolve().parent
+SUITE_YAML = TASKS_DIR / "persian_culture.yaml"
+DECLARATION = "benchmark.py"  # the module a folder must have to be a benchmark
+REFERENCES = "references.json"
+
+
+# --------------------------------------------------------------------------- charts, declared
+@dataclass(frozen=True)
+class ConditionChart:
+    """Per model: one category per condition, one bar per task family (task = family + condition suffix)."""
+
+    title: str
+    metric: str
+    families: tuple[tuple[str, str], ...]  # (series label, task name without the condition suffix)
+    conditions: tuple[tuple[str, str], ...]  # (category label, task-name suffix)
+    xlabel: str
+
+
+@dataclass(frozen=True)
+class ModelsChart:
+    """One category per model, one bar per metric, from the first of ``tasks`` the runs hold."""
+
+    title: str
+    tasks: tuple[str, ...]
+    series: tuple[tuple[str, str], ...]  # (series label, metric)
+    xlabel: str
+    signed: bool = False
+    error_kind: str = "interval"
+
+
+@dataclass(frozen=True)
+class TasksChart:
+    """One category per task (``exclude`` left out, ``strip`` removed from labels), one bar per model."""
+
+    title: str
+    metric: str
+    xlabel: str
+    exclude: tuple[str, ...] = ()
+    strip: str = ""
+    min_tasks: int = 2
+
+
+@dataclass(frozen=True)
+class MetricsChart:
+    """Per task: one category per headline metric the runs report, one bar per model."""
+
+    title: str  # formatted with {task}
+    xlabel: str
+
+
+@dataclass(frozen=True)
+class BreakdownCharts:
+    """Per task and breakdown (see ``Benchmark.breakdowns``): one category per value, one bar per model."""
+
+    xlabel: str = "accuracy (95% Wilson interval)"
+
+
+ChartSpec = ConditionChart | ModelsChart | TasksChart | MetricsChart | BreakdownCharts
+
+
+# --------------------------------------------------------------------------- the declaration
+@dataclass(frozen=True)
+class Benchmark:
+    name: str  # the folder's name
+    title: str
+    headline: tuple[str, ...]  # metrics shown in tables, in order
+    proportions: frozenset[str] = frozenset()  # k/n metrics: Wilson interval
+    # proportions whose n is every item, unjudged ones included (a paper script's rule), not the judged ones
+    over_all_items: frozenset[str] = frozenset()
+    # differences that may be negative (a run's metadata.signed_metrics says so too, for runs that record it)
+    signed: frozenset[str] = frozenset()
+    # (metric-name prefix, what it breaks down by), drawn as per-category charts; first match wins
+    breakdowns: tuple[tuple[str, str], ...] = ()
+    # task -> (condition label) for tasks that are one condition of the benchmark
+    conditions: dict[str, str] = field(default_factory=dict)
+    leaderboard: tuple[tuple[str, str, str], ...] = ()  # (column, task, metric) for export
+    charts: tuple[ChartSpec, ...] = ()  # drawn after the headline chart, in this order
+    folder: Path | None = None  # set on discovery
+
+    @property
+    def references_path(self) -> Path | None:
+        return self.folder / REFERENCES if self.folder is not None else None
+
+
+# --------------------------------------------------------------------------- discovery
+def benchmark_folders(tasks_dir: Path = TASKS_DIR) -> list[Path]:
+    """Every folder under tasks/ that declares a benchmark."""
+    return sorted(p for p in tasks_dir.iterdir() if p.is_dir() and (p / DECLARATION).is_file())
+
+
+_NAME_LINE = re.compile(r"^(task|group):[ \t]*([A-Za-z0-9_.\-]+)[ \t]*$", re.M)
+
+
+def _yaml_names(path: Path) -> list[str]:
+    """The task or group a pack YAML defines (its top-level scalar ``task:`` / ``group:``)."""
+    return [m.group(2) for m in _NAME_LINE.finditer(path.read_text(encoding="utf-8"))]
+
+
+def suite_members() -> list[str]:
+    """The suite's member list (tasks/persian_culture.yaml), in order."""
+    text = SUITE_YAML.read_text(encoding="utf-8")
+    block = text.split("\ntask:", 1)[1] if "\ntask:" in text else ""
+    return re.findall(r"^\s+-\s+([A-Za-z0-9_.\-]+)\s*$", block.split("\nmetadata:", 1)[0], re.M)
+
+
+@lru_cache(maxsize=None)
+def task_yamls() -> dict[str, Path]:
+    """{task or group name: the pack YAML that defines it}, the suite included."""
+    return {name: path for path in sorted(TASKS_DIR.rglob("*.yaml")) for name in _yaml_names(path)}
+
+
+@lru_cache(maxsize=None)
+def task_owners() -> dict[str, str]:
+    """{task or group name: benchmark folder name} from where each YAML lives."""
+    folders = {folder.name for folder in benchmark_folders()}
+    owners = {}
+    for name, path in task_yamls().items():
+        top = path.relative_to(TASKS_DIR).parts[0]
+        if top in folders:
+            owners[name] = top
+    return owners
+
+
+@lru_cache(maxsize=None)
+def benchmarks() -> dict[str, Benchmark]:
+    """{folder name: its declaration}, ordered as the suite lists them, then by name."""
+    found = {}
+    for folder in benchmark_folders():
+        module = importlib.import_module(f"{__package__}.{folder.name}.{DECLARATION[:-3]}")
+        found[folder.name] = replace(module.BENCHMARK, folder=folder)
+    owners = task_owners()
+    order = list(dict.fromkeys(owners[m] for m in suite_members() if m in owners))
+    order += [name for name in sorted(found) if name not in order]
+    return {name: found[name] for name in order if name in found}
+
+
+def benchmark_of(task: str) -> Benchmark | None:
+    """The benchmark whose folder defines this task or group, or None (not the pack's)."""
+    owner = task_owners().get(task)
+    return benchmarks().get(owner) if owner else None
+
+
+def pack_task_names() -> frozenset[str]:
+    """Every task and group the pack's YAMLs define, the suite included."""
+    return frozenset(task_yamls())
+
+
+def signed_metrics() -> frozenset[str]:
+    """Every benchmark's differences that may be negative."""
+    return frozenset().union(*(b.signed for b in benchmarks().values()))
+
+
+__all__ = [
+    "Benchmark",
+    "BreakdownCharts",
+    "ChartSpec",
+    "ConditionChart",
+    "MetricsChart",
+    "ModelsChart",
+    "TasksChart",
+    "benchmark_folders",
+    "benchmark_of",
+    "benchmarks",
+    "pack_task_names",
+    "signed_metrics",
+    "suite_members",
+    "task_owners",
+    "task_yamls",
+]

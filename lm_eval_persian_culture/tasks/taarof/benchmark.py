@@ -1,0 +1,51 @@
+"""TaarofBench's report entry: table metrics, intervals, breakdowns, charts and leaderboard column."""
+
+from lm_eval_persian_culture.tasks._benchmark import Benchmark, BreakdownCharts, ConditionChart, ModelsChart
+
+_PAIRS_XLABEL = "accuracy over intact pairs (95% bootstrap interval over pairs)"
+
+BENCHMARK = Benchmark(
+    name="taarof",
+    title="TaarofBench",
+    headline=("accuracy", "accuracy_paper", "judge_errors", "accuracy_female", "accuracy_male", "gender_gap"),
+    proportions=frozenset({"accuracy", "accuracy_paper"}),
+    over_all_items=frozenset({"accuracy_paper"}),  # judge_accuracy_paper: unjudged items count as 0
+    signed=frozenset({"gender_gap"}),
+    breakdowns=(("accuracy_topic_", "topic"),),
+    conditions={
+        "taarof": "standard",
+        "taarof_expected": "standard",
+        "taarof_non_taarof": "standard",
+        "taarof_fa": "Persian",
+        "taarof_expected_fa": "Persian",
+        "taarof_non_taarof_fa": "Persian",
+        "taarof_nocountry": "no-country",
+        "taarof_expected_nocountry": "no-country",
+        "taarof_non_taarof_nocountry": "no-country",
+        "taarof_gender": "gender-flip",
+    },
+    leaderboard=(("TaarofBench", "taarof", "accuracy"),),
+    charts=(
+        ConditionChart(
+            "TaarofBench: taarof-expected vs non-taarof by condition",
+            metric="accuracy",
+            families=(("taarof-expected", "taarof_expected"), ("non-taarof", "taarof_non_taarof")),
+            conditions=(("standard", ""), ("Persian", "_fa"), ("no-country", "_nocountry")),
+            xlabel="accuracy (95% Wilson interval)",
+        ),
+        ModelsChart(
+            "TaarofBench gender-flip pairs: female vs male",
+            tasks=("taarof_gender",),
+            series=(("female", "accuracy_female"), ("male", "accuracy_male")),
+            xlabel=_PAIRS_XLABEL,
+        ),
+        ModelsChart(
+            "TaarofBench gender gap (female - male)",
+            tasks=("taarof_gender",),
+            series=(("gender_gap", "gender_gap"),),
+            xlabel="female minus male accuracy (95% bootstrap interval over pairs)",
+            signed=True,
+        ),
+        BreakdownCharts(),
+    ),
+)
