@@ -11,6 +11,7 @@ import pytest
 
 import lm_eval_persian_culture as pack
 from lm_eval_persian_culture.harness import with_pack_path
+from tests.benchmark_data import link_benchmark_data
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -25,13 +26,8 @@ def run_cli(*args: str, timeout: int = 600, env: dict | None = None) -> subproce
 
 @pytest.fixture()
 def valid_env(shared_data, tmp_path) -> dict:
-    """validate runs the pre-flight: data for every benchmark (DivanBench's test fixture) and judging off."""
-    data = tmp_path / "data"
-    data.mkdir()
-    (data / "taarof").symlink_to(shared_data / "taarof")
-    (data / "divan").symlink_to(REPO / "tests" / "divan" / "fixtures" / "divan")
-    (data / "percul").symlink_to(REPO / "tests" / "percul" / "fixtures" / "percul")
-    (data / "cac").symlink_to(REPO / "tests" / "cac" / "fixtures" / "cac")
+    """validate runs the pre-flight: every benchmark's test data (fixtures, else ../shared/data) and judging off."""
+    data = link_benchmark_data(tmp_path / "data", shared_data)
     return {"PERSIAN_CULTURE_DATA_DIR": str(data), "PERSIAN_CULTURE_JUDGE_MODEL": "none"}
 
 

@@ -1,10 +1,8 @@
 """``lm-eval-persian data``: where each benchmark's data comes from, what a user needs for it, and whether
 it is ready in the current setup, before any model time.
 
-The five benchmarks differ: TaarofBench, BLEnD and ISN are public files on GitHub pinned to a commit;
-DivanBench is a Hugging Face hub dataset whose layout could not be verified from the machines the pack was
-written on; PerCul is gated on the hub (a token and accepted terms); TARAZ's ISN-SAQ file and CAC's data
-are not published where the pack can download them (bring your own copy in the documented layout).
+Each benchmark folder declares its datasets (``datasets`` in ``tasks/<benchmark>/benchmark.py``): where the
+release lives, whether it is public, gated or unpublished, its layout under a data dir, and a loader.
 
 With a data dir (``--data_dir``, ``--metadata '{"data_dir": ...}'`` or ``PERSIAN_CULTURE_DATA_DIR``) each
 dataset is read and checked by the benchmark's own loader (the same schema checks a run makes). Without
@@ -25,155 +23,14 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from lm_eval_persian_culture.data.sources import DATA_DIR_ENV, DataNotFoundError, DataSchemaError, resolve_data_dir
+from lm_eval_persian_culture.tasks._benchmark import GATED, UNPUBLISHED, Dataset, all_datasets, benchmarks
 
 PROBE_TIMEOUT_S = 5.0
-PUBLIC, GATED, UNPUBLISHED = "public", "gated (Hugging Face token)", "not published: bring your own copy"
 OFFLINE_ENV = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+# every benchmark folder declares the datasets its tasks read (tasks/<benchmark>/benchmark.py)
+DATASETS: tuple[Dataset, ...] = all_datasets()
 
 
-@dataclass(frozen=True)
-class Dataset:
-    """One dataset a group of the pack's tasks reads."""
-
-    name: str
-    tasks: tuple[str, ...]  # the tasks (and groups) that read it; a trailing * matches a prefix
-    access: str  # PUBLIC, GATED or UNPUBLISHED
-    online: str  # where the online release lives ("" when there is none)
-    files: tuple[str, ...]  # under <data_dir>
-    layout: str  # the file format and fields the loader expects
-    load: Callable[[dict], str]  # reads and checks the data under these settings; returns what it found
-    probe_url: str | None = None  # one URL whose answer tells whether the online release can be read
-    hub_repo: str | None = None
-    note: str = ""
-
-    def serves(self, task: str) -> bool:
-        return any(task == t or (t.endswith("*") and task.startswith(t[:-1])) for t in self.tasks)
-
-    @property
-    def needs(self) -> str:
-        if self.access == PUBLIC:
-            return "nothing: read online at run time; offline, a local copy in a data dir (layout above)"
-        if self.access == GATED:
-            return (f"accept the terms on https://huggingface.co/datasets/{self.hub_repo} and log in "
-                    "(`huggingface-cli login` or HF_TOKEN); or a local copy in a data dir (layout above)")
-        return "your own copy in a data dir, in the layout above"
-
-
-# --------------------------------------------------------------------------- the loaders, one per dataset
-def _rows(found: Sequence[tuple[str, int]]) -> str:
-    return ", ".join(f"{name}: {n} rows" for name, n in found)
-
-
-def _taarof(settings: dict) -> str:
-    from lm_eval_persian_culture.data.sources import load_rows
-    from lm_eval_persian_culture.tasks.taarof.utils import SOURCES
-
-    return _rows([(s.filename, len(load_rows(s, settings)[0])) for s in SOURCES.values()])
-
-
-def _divan(settings: dict) -> str:
-    from lm_eval_persian_culture.tasks.divan.core import SOURCES, load_items
-
-    return _rows([(SOURCES[k].filename, len(load_items(k, settings)[0])) for k in ("factual", "binary", "scenario")])
-
-
-def _percul(settings: dict) -> str:
-    from lm_eval_persian_culture.tasks.percul import source
-
-    return _rows([(source.source_file(split, settings).filename, len(source.load_items(split, settings)[0]))
-                  for split in source.SPLITS.values()])
-
-
-def _one_source(module: str, name: str) -> Callable[[dict], str]:
-    def load(settings: dict) -> str:
-        import importlib
-
-        from lm_eval_persian_culture.data.sources import load_rows
-
-        src = getattr(importlib.import_module(module), name)
-        return _rows([(src.filename, len(load_rows(src, settings)[0]))])
-
-    return load
-
-
-def _cac(settings: dict) -> str:
-    from lm_eval_persian_culture.tasks.cac.core import ANNOTATIONS, COUNTRIES, CONVERSATIONS, build_docs
-
-    docs = build_docs(COUNTRIES, ANNOTATIONS, settings)  # both files and the checks across them
-    return f"{CONVERSATIONS.filename} + {ANNOTATIONS.filename}: {len(docs)} docs ({len(COUNTRIES)} countries)"
-
-
-TARAZ_UTILS = "lm_eval_persian_culture.tasks.taraz.utils"
-DATASETS: tuple[Dataset, ...] = (
-    Dataset(
-        "TaarofBench", ("taarof*",), PUBLIC,
-        "GitHub niktaas/TAAROFBENCH at commit 6643f6c (CC0)",
-        ("taarof/taarof-expected.jsonl", "taarof/non-taarof.jsonl"),
-        "the release's JSON lines, fields Setting, Topic, Type, Environment, User Role, LLM Role, Context, "
-        "Utterance, Annotations",
-        _taarof,
-        probe_url="https://raw.githubusercontent.com/niktaas/TAAROFBENCH/6643f6c993c7b28eb8c09dab824bdb9f49009978/"
-                  "data/taarof-expected.jsonl",
-    ),
-    Dataset(
-        "DivanBench", ("divan*",), PUBLIC,
-        "Hugging Face hub divanbench/divanbench (configs factual, binary, scenario; revision not pinned)",
-        ("divan/factual.jsonl", "divan/binary.jsonl", "divan/scenario.jsonl"),
-        "JSON lines; factual and scenario: id, question, option_a-option_d, answer (A-D); binary: id, pair_id, "
-        "polarity (positive/negative), statement, answer (yes/no), one positive and one negative row per pair_id",
-        _divan,
-        probe_url="https://huggingface.co/api/datasets/divanbench/divanbench", hub_repo="divanbench/divanbench",
-        note="the hub's layout was never verified from the pack's machines: if it does not fit, loading stops "
-             "listing the columns found; a local copy in the layout above always works",
-    ),
-    Dataset(
-        "PerCul", ("percul*", "taraz_percul_saq*", "taraz", "taraz_judged"), GATED,
-        "Hugging Face hub teias-ai/percul (gated), splits original_persian and gpt_english_translation",
-        ("percul/original_persian.jsonl", "percul/gpt_english_translation.jsonl"),
-        "the hub's columns ID, Category, Topic, Story, Choice 1-Choice 4, Correct Choice (1-4); .jsonl, .csv or "
-        ".parquet",
-        _percul,
-        # the hub's access check: 200 with a token that may read the files, 403 when the terms are not accepted
-        probe_url="https://huggingface.co/api/datasets/teias-ai/percul/auth-check", hub_repo="teias-ai/percul",
-    ),
-    Dataset(
-        "TARAZ: BLEnD Iran", ("taraz_blend*", "taraz", "taraz_judged"), PUBLIC,
-        "GitHub nlee0212/BLEnD at commit 24e7d73 (data/annotations/Iran_data.json)",
-        ("taraz/blend_iran/Iran_data.json",),
-        "BLEnD's JSON object keyed by question id (question, annotations, idks)",
-        _one_source(TARAZ_UTILS, "BLEND_SOURCE"),
-        probe_url="https://raw.githubusercontent.com/nlee0212/BLEnD/24e7d732c082c224b3bc9c7dc3b884fe83fb8cc8/"
-                  "data/annotations/Iran_data.json",
-    ),
-    Dataset(
-        "TARAZ: ISN-SAQ", ("taraz_isn_saq", "taraz_isn_saq_judged", "taraz", "taraz_judged"), UNPUBLISHED, "",
-        ("taraz/ISN/isn_farsi_saq.csv",),
-        "CSV (UTF-8, header row) with columns id, question, answer (Persian), TARAZ's 535 questions",
-        _one_source(TARAZ_UTILS, "ISN_SAQ_SOURCE"),
-        note="TARAZ's own file (github.com/Georgetown-IR-Lab/TARAZ, ISN/isn_farsi_saq.csv) could not be reached; "
-             "taraz_isn_saq_derived runs on the public ISN instead",
-    ),
-    Dataset(
-        "TARAZ: ISN (derived questions)", ("taraz_isn_saq_derived*",), PUBLIC,
-        "GitHub hamidds/PSND at commit be9ae9b",
-        ("taraz/isn/[ISN] FINAL - wo_demographiccols-updated.csv",),
-        "the release's CSV, columns ID, Label, scope - EN, Norm - FA, Environment - FA",
-        _one_source(TARAZ_UTILS, "ISN_SOURCE"),
-        probe_url="https://raw.githubusercontent.com/hamidds/PSND/be9ae9b8b3aeed14188a1bdd1a637d9c9a95f7cc/"
-                  "%5BISN%5D%20FINAL%20-%20wo_demographiccols-updated.csv",
-    ),
-    Dataset(
-        "CAC", ("cac*",), UNPUBLISHED, "",
-        ("cac/conversations.jsonl", "cac/annotations.jsonl"),
-        "JSON lines; conversations: id, situation, relationship, stylistic_axis, characters, first_turn, "
-        "response_1-response_5; annotations: conversation_id, country, annotator, pick (1-5), every conversation "
-        "picked by every country (cac_iran also needs cac/annotations_iran.jsonl)",
-        _cac,
-        note="the authors' repository (github.com/shreyahavaldar/culturally_aware_conversations) could not be read "
-             "when the pack was written, so the pack has no downloader; convert its data into this layout "
-             "(tasks/cac/README.md)",
-    ),
-)
 SUITE = "persian_culture"
 
 
@@ -181,9 +38,9 @@ def suite_members() -> list[str]:
     """The suite's members as its YAML lists them."""
     import yaml
 
-    from lm_eval_persian_culture import TASKS_DIR
+    from lm_eval_persian_culture.tasks._benchmark import SUITE_YAML
 
-    config = yaml.safe_load((TASKS_DIR / f"{SUITE}.yaml").read_text(encoding="utf-8")) or {}
+    config = yaml.safe_load(SUITE_YAML.read_text(encoding="utf-8")) or {}
     return [m for m in config.get("task") or [] if isinstance(m, str)]
 
 
@@ -350,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         unknown = [t for t in names if t != SUITE and not any(ds.serves(t) for ds in DATASETS)]
         if unknown:
             raise UserInputError(f"--tasks: {', '.join(unknown)} read no dataset the pack knows "
-                                 f"(pack tasks start with taarof, divan, percul, taraz or cac)")
+                                 f"(the pack's benchmarks: {', '.join(benchmarks())})")
     else:
         chosen = [(ds, []) for ds in DATASETS]
     statuses = []

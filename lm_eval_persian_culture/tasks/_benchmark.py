@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable, Sequence
 
 TASKS_DIR = Path(__file__).resolve().parent
 SUITE_YAML = TASKS_DIR / "persian_culture.yaml"
@@ -77,6 +78,57 @@ class BreakdownCharts:
 ChartSpec = ConditionChart | ModelsChart | TasksChart | MetricsChart | BreakdownCharts
 
 
+# --------------------------------------------------------------------------- datasets, declared
+PUBLIC, GATED, UNPUBLISHED = "public", "gated (Hugging Face token)", "not published: bring your own copy"
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """One dataset a group of the pack's tasks reads."""
+
+    name: str
+    tasks: tuple[str, ...]  # the tasks (and groups) that read it; a trailing * matches a prefix
+    access: str  # PUBLIC, GATED or UNPUBLISHED
+    online: str  # where the online release lives ("" when there is none)
+    files: tuple[str, ...]  # under <data_dir>
+    layout: str  # the file format and fields the loader expects
+    load: Callable[[dict], str]  # reads and checks the data under these settings; returns what it found
+    probe_url: str | None = None  # one URL whose answer tells whether the online release can be read
+    hub_repo: str | None = None
+    note: str = ""
+
+    def serves(self, task: str) -> bool:
+        return any(task == t or (t.endswith("*") and task.startswith(t[:-1])) for t in self.tasks)
+
+    @property
+    def needs(self) -> str:
+        if self.access == PUBLIC:
+            return "nothing: read online at run time; offline, a local copy in a data dir (layout above)"
+        if self.access == GATED:
+            return (
+                f"accept the terms on https://huggingface.co/datasets/{self.hub_repo} and log in "
+                "(`huggingface-cli login` or HF_TOKEN); or a local copy in a data dir (layout above)"
+            )
+        return "your own copy in a data dir, in the layout above"
+
+
+def rows_summary(found: Sequence[tuple[str, int]]) -> str:
+    """What a dataset loader found, as ``lm-eval-persian data`` prints it."""
+    return ", ".join(f"{name}: {n} rows" for name, n in found)
+
+
+def source_loader(module: str, name: str) -> Callable[[dict], str]:
+    """A ``Dataset.load`` reading one ``SourceFile`` (``module.name``) under the given settings."""
+
+    def load(settings: dict) -> str:
+        from lm_eval_persian_culture.data.sources import load_rows
+
+        src = getattr(importlib.import_module(module), name)
+        return rows_summary([(src.filename, len(load_rows(src, settings)[0]))])
+
+    return load
+
+
 # --------------------------------------------------------------------------- the declaration
 @dataclass(frozen=True)
 class Benchmark:
@@ -94,6 +146,7 @@ class Benchmark:
     conditions: dict[str, str] = field(default_factory=dict)
     leaderboard: tuple[tuple[str, str, str], ...] = ()  # (column, task, metric) for export
     charts: tuple[ChartSpec, ...] = ()  # drawn after the headline chart, in this order
+    datasets: tuple[Dataset, ...] = ()  # what its tasks read, for `lm-eval-persian data` and the pre-flight
     folder: Path | None = None  # set on discovery
 
     @property
@@ -164,13 +217,25 @@ def pack_task_names() -> frozenset[str]:
     return frozenset(task_yamls())
 
 
+def all_datasets() -> tuple[Dataset, ...]:
+    """Every benchmark's datasets, in the benchmarks' order."""
+    return tuple(ds for bench in benchmarks().values() for ds in bench.datasets)
+
+
 def signed_metrics() -> frozenset[str]:
     """Every benchmark's differences that may be negative."""
     return frozenset().union(*(b.signed for b in benchmarks().values()))
 
 
 __all__ = [
+    "GATED",
+    "PUBLIC",
+    "UNPUBLISHED",
     "Benchmark",
+    "Dataset",
+    "all_datasets",
+    "rows_summary",
+    "source_loader",
     "BreakdownCharts",
     "ChartSpec",
     "ConditionChart",

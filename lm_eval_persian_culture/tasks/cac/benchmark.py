@@ -1,6 +1,14 @@
 """CAC's report entry: table metrics, intervals, breakdowns (axis, relationship, country), charts, leaderboard."""
 
-from lm_eval_persian_culture.tasks._benchmark import Benchmark, BreakdownCharts, TasksChart
+from lm_eval_persian_culture.tasks._benchmark import UNPUBLISHED, Benchmark, BreakdownCharts, Dataset, TasksChart
+
+
+def _load_cac(settings: dict) -> str:
+    from lm_eval_persian_culture.tasks.cac.core import ANNOTATIONS, COUNTRIES, CONVERSATIONS, build_docs
+
+    docs = build_docs(COUNTRIES, ANNOTATIONS, settings)  # both files and the checks across them
+    return f"{CONVERSATIONS.filename} + {ANNOTATIONS.filename}: {len(docs)} docs ({len(COUNTRIES)} countries)"
+
 
 BENCHMARK = Benchmark(
     name="cac",
@@ -22,5 +30,21 @@ BENCHMARK = Benchmark(
             strip="cac_",
         ),
         BreakdownCharts(),
+    ),
+    datasets=(
+        Dataset(
+            "CAC",
+            ("cac*",),
+            UNPUBLISHED,
+            "",
+            ("cac/conversations.jsonl", "cac/annotations.jsonl"),
+            "JSON lines; conversations: id, situation, relationship, stylistic_axis, characters, first_turn, "
+            "response_1-response_5; annotations: conversation_id, country, annotator, pick (1-5), every conversation "
+            "picked by every country (cac_iran also needs cac/annotations_iran.jsonl)",
+            _load_cac,
+            note="the authors' repository (github.com/shreyahavaldar/culturally_aware_conversations) could not be read "
+            "when the pack was written, so the pack has no downloader; convert its data into this layout "
+            "(tasks/cac/README.md)",
+        ),
     ),
 )

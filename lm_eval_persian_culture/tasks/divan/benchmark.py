@@ -1,6 +1,14 @@
 """DivanBench's report entry: table metrics, charts and leaderboard columns."""
 
-from lm_eval_persian_culture.tasks._benchmark import Benchmark, ModelsChart
+from lm_eval_persian_culture.tasks._benchmark import PUBLIC, Benchmark, Dataset, ModelsChart, rows_summary
+
+
+def _load_divan(settings: dict) -> str:
+    from lm_eval_persian_culture.tasks.divan.core import SOURCES, load_items
+
+    kinds = ("factual", "binary", "scenario")
+    return rows_summary([(SOURCES[k].filename, len(load_items(k, settings)[0])) for k in kinds])
+
 
 _SPREAD_XLABEL = "accuracy (error bars: std over the five system prompts)"
 
@@ -45,6 +53,22 @@ BENCHMARK = Benchmark(
             series=(("factual", "factual_accuracy"), ("scenario", "scenario_accuracy")),
             xlabel=_SPREAD_XLABEL,
             error_kind="spread",
+        ),
+    ),
+    datasets=(
+        Dataset(
+            "DivanBench",
+            ("divan*",),
+            PUBLIC,
+            "Hugging Face hub divanbench/divanbench (configs factual, binary, scenario; revision not pinned)",
+            ("divan/factual.jsonl", "divan/binary.jsonl", "divan/scenario.jsonl"),
+            "JSON lines; factual and scenario: id, question, option_a-option_d, answer (A-D); binary: id, pair_id, "
+            "polarity (positive/negative), statement, answer (yes/no), one positive and one negative row per pair_id",
+            _load_divan,
+            probe_url="https://huggingface.co/api/datasets/divanbench/divanbench",
+            hub_repo="divanbench/divanbench",
+            note="the hub's layout was never verified from the pack's machines: if it does not fit, loading stops "
+            "listing the columns found; a local copy in the layout above always works",
         ),
     ),
 )

@@ -1,6 +1,22 @@
 """TaarofBench's report entry: table metrics, intervals, breakdowns, charts and leaderboard column."""
 
-from lm_eval_persian_culture.tasks._benchmark import Benchmark, BreakdownCharts, ConditionChart, ModelsChart
+from lm_eval_persian_culture.tasks._benchmark import (
+    PUBLIC,
+    Benchmark,
+    BreakdownCharts,
+    ConditionChart,
+    Dataset,
+    ModelsChart,
+    rows_summary,
+)
+
+
+def _load_taarof(settings: dict) -> str:
+    from lm_eval_persian_culture.data.sources import load_rows
+    from lm_eval_persian_culture.tasks.taarof.utils import SOURCES
+
+    return rows_summary([(s.filename, len(load_rows(s, settings)[0])) for s in SOURCES.values()])
+
 
 _PAIRS_XLABEL = "accuracy over intact pairs (95% bootstrap interval over pairs)"
 
@@ -47,5 +63,19 @@ BENCHMARK = Benchmark(
             signed=True,
         ),
         BreakdownCharts(),
+    ),
+    datasets=(
+        Dataset(
+            "TaarofBench",
+            ("taarof*",),
+            PUBLIC,
+            "GitHub niktaas/TAAROFBENCH at commit 6643f6c (CC0)",
+            ("taarof/taarof-expected.jsonl", "taarof/non-taarof.jsonl"),
+            "the release's JSON lines, fields Setting, Topic, Type, Environment, User Role, LLM Role, Context, "
+            "Utterance, Annotations",
+            _load_taarof,
+            probe_url="https://raw.githubusercontent.com/niktaas/TAAROFBENCH/6643f6c993c7b28eb8c09dab824bdb9f49009978/"
+            "data/taarof-expected.jsonl",
+        ),
     ),
 )

@@ -1,0 +1,177 @@
+"""Every benchmark is one folder: it declares everything particular to it, and nothing outside names it.
+
+For each folder under ``tasks/`` with a ``benchmark.py``: a README with the lm-eval task-README sections,
+a report entry that names its own tasks and metrics, a well-formed ``references.json``, a tests folder, a
+row in the README catalogue and a member in the suite. Then a sixth benchmark, added to a copy of the
+package as a new contributor would (its folder only), gets a report table and its reference rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lm_eval_persian_culture.report.references import load_file
+from lm_eval_persian_culture.tasks._benchmark import (
+    TASKS_DIR,
+    benchmark_folders,
+    benchmarks,
+    suite_members,
+    task_owners,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+FOLDERS = [p.name for p in benchmark_folders()]
+README_SECTIONS = ("Paper", "Citation", "Groups", "Checklist")
+
+
+def test_the_five_benchmarks_are_found_by_folder():
+    assert sorted(FOLDERS) == ["cac", "divan", "percul", "taarof", "taraz"]
+    # ordered as the suite lists them (the report's table order)
+    assert list(benchmarks()) == ["taarof", "divan", "percul", "taraz", "cac"]
+
+
+@pytest.mark.parametrize("name", FOLDERS)
+def test_folder_has_readme_with_lm_eval_sections(name):
+    readme = TASKS_DIR / name / "README.md"
+    assert readme.is_file(), f"tasks/{name}/README.md is missing"
+    headings = re.findall(r"^#{2,3} (.+)$", readme.read_text(encoding="utf-8"), re.M)
+    for section in README_SECTIONS:
+        assert any(h.startswith(section) for h in headings), f"tasks/{name}/README.md has no '{section}' section"
+
+
+@pytest.mark.parametrize("name", FOLDERS)
+def test_report_entry_names_its_own_tasks(name):
+    bench = benchmarks()[name]
+    assert bench.name == name and bench.title
+    owned = {task for task, owner in task_owners().items() if owner == name}
+    assert owned, f"tasks/{name}/ defines no task YAML"
+    for column, task, metric in bench.leaderboard:
+        assert task in owned, f"tasks/{name}/benchmark.py: leaderboard column {column!r} names {task!r}, not its task"
+    for task in bench.conditions:
+        assert task in owned, f"tasks/{name}/benchmark.py: condition of {task!r}, not its task"
+    yaml_text = "\n".join(p.read_text(encoding="utf-8") for p in (TASKS_DIR / name).glob("*.yaml"))
+    for metric in bench.headline:
+        assert re.search(rf"metric: {re.escape(metric)}\b", yaml_text), f"{name}: headline {metric!r} in no YAML"
+
+
+@pytest.mark.parametrize("name", FOLDERS)
+def test_references_sit_in_the_folder(name):
+    path = benchmarks()[name].references_path
+    assert path.is_file(), f"tasks/{name}/references.json is missing"
+    rows = load_file(path)
+    assert rows and {r["benchmark"] for r in rows} == {name}
+
+
+@pytest.mark.parametrize("name", FOLDERS)
+def test_tests_folder_exists(name):
+    folder = REPO / "tests" / name
+    assert folder.is_dir() and list(folder.glob("test_*.py")), f"tests/{name}/ has no test_*.py"
+
+
+@pytest.mark.parametrize("name", FOLDERS)
+def test_catalogue_row_and_suite_member(name):
+    title = benchmarks()[name].title
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert re.search(rf"^\| {re.escape(title)} \|", readme, re.M), f"README catalogue has no row for {title}"
+    owners = task_owners()
+    assert any(owners.get(m) == name for m in suite_members()), f"persian_culture.yaml has no member of {name}"
+
+
+@pytest.mark.parametrize("name", FOLDERS)
+def test_shared_layers_never_name_a_benchmark_folder(name):
+    """Nothing outside tasks/ imports a benchmark folder: the harness, report and scoring find them through
+    tasks/_benchmark.py. (A benchmark may read another's data: TARAZ's PerCul-SAQ is PerCul's stories.)"""
+    package = REPO / "lm_eval_persian_culture"
+    pattern = re.compile(rf"lm_eval_persian_culture\.tasks\.{name}\b")
+    offenders = []
+    for path in package.rglob("*.py"):
+        rel = path.relative_to(package)
+        if rel.parts[0] == "tasks":
+            continue
+        if pattern.search(path.read_text(encoding="utf-8")):
+            offenders.append(str(rel))
+    assert not offenders, f"modules outside tasks/{name}/ import it: {offenders}"
+
+
+# --------------------------------------------------------------------------- a sixth benchmark
+PROVERBS_BENCHMARK = '''
+from lm_eval_persian_culture.tasks._benchmark import Benchmark, TasksChart
+
+BENCHMARK = Benchmark(
+    name="proverbs",
+    title="Persian Proverbs",
+    headline=("accuracy",),
+    proportions=frozenset({"accuracy"}),
+    leaderboard=(("Proverbs", "proverbs", "accuracy"),),
+    charts=(TasksChart("Persian Proverbs: accuracy per task", metric="accuracy", xlabel="accuracy"),),
+)
+'''
+PROVERBS_YAML = """task: proverbs
+dataset_path: json
+dataset_kwargs:
+  data_files: proverbs.jsonl
+test_split: train
+output_type: generate_until
+doc_to_text: "{{question}}"
+doc_to_target: "{{answer}}"
+metric_list:
+  - metric: accuracy
+    aggregation: mean
+    higher_is_better: true
+metadata:
+  version: 1.0
+"""
+PROVERBS_REFERENCES = {
+    "benchmark": "proverbs",
+    "paper": "A proverbs paper",
+    "rows": [{"model": "GPT-4o", "task": "proverbs", "metric": "accuracy", "value": 0.71, "source": "Table 1"}],
+}
+
+
+def test_a_sixth_benchmark_needs_only_its_folder(tmp_path):
+    """Copy the package, add tasks/proverbs/ (and nothing else), and report a run of it."""
+    copy = tmp_path / "src" / "lm_eval_persian_culture"
+    shutil.copytree(REPO / "lm_eval_persian_culture", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    folder = copy / "tasks" / "proverbs"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "benchmark.py").write_text(PROVERBS_BENCHMARK)
+    (folder / "proverbs.yaml").write_text(PROVERBS_YAML)
+    (folder / "references.json").write_text(json.dumps(PROVERBS_REFERENCES))
+    results = tmp_path / "out" / "results_2026-01-01T00-00-00.000000.json"
+    results.parent.mkdir()
+    results.write_text(json.dumps({
+        "results": {"proverbs": {"alias": "proverbs", "accuracy,none": 0.5, "accuracy_stderr,none": "N/A"}},
+        "configs": {"proverbs": {"task": "proverbs", "metadata": {"version": 1.0}}},
+        "versions": {"proverbs": 1.0},
+        "n-samples": {"proverbs": {"original": 10, "effective": 10}},
+        "config": {"model": "hf", "model_args": "pretrained=my-model"},
+    }))
+    script = textwrap.dedent(f"""
+        import lm_eval_persian_culture
+        assert lm_eval_persian_culture.__file__.startswith({str(copy)!r}), lm_eval_persian_culture.__file__
+        from lm_eval_persian_culture.report import report_main
+        from lm_eval_persian_culture.report.export import leaderboard_columns
+        from lm_eval_persian_culture.tasks._benchmark import benchmark_of
+        assert benchmark_of("proverbs").title == "Persian Proverbs"
+        assert ("Proverbs", "proverbs", "accuracy") in leaderboard_columns()
+        report_main([{str(results.parent)!r}, "--out", {str(tmp_path / "report")!r}, "--bootstrap", "10"])
+    """)
+    env = {**os.environ, "PYTHONPATH": str(copy.parent), "PERSIAN_CULTURE_DISABLE_AUTOLOAD": "1"}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300,
+                         cwd=tmp_path)  # not the repository root, whose package would shadow the copy
+    assert out.returncode == 0, out.stderr[-3000:]
+    md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    table = md.split("## Persian Proverbs", 1)[1].split("\n## ", 1)[0]
+    # the run's row with its Wilson interval (5 of 10) and the paper's row from references.json
+    assert "| my-model | proverbs | 0.500 [0.237, 0.763] n=10 |" in table
+    assert "| paper: GPT-4o | proverbs | 0.710 (Table 1) |" in table
