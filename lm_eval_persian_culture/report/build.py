@@ -26,17 +26,25 @@ FINGERPRINT_FIELDS = {
     "data": ("data", "data_dir"),
     "judge": ("judge_model",),
     "prompt version": ("prompt_version", "judge_reply_format"),
-    "extraction": ("divan_instruction", "divan_llm_extractor", "percul_llm_extractor", "cac_llm_extractor", "extraction_mode",
-                   "divan_system_role"),
+    "extraction": ("extraction_mode",),  # each benchmark adds its own (Benchmark.fingerprint)
     "task version": ("version",),
     "pack version": ("pack_version",),
 }
 
 
+def fingerprint_fields(task: str) -> dict[str, tuple[str, ...]]:
+    """The metadata keys that change what a task's score means: the pack-wide ones and its benchmark's own."""
+    fields = dict(FINGERPRINT_FIELDS)
+    bench = benchmark_of(task)
+    for label, keys in bench.fingerprint if bench else ():
+        fields[label] = (*keys, *fields.get(label, ()))
+    return fields
+
+
 def _fingerprint(run: Run, task: str) -> tuple[tuple[str, str], ...]:
     meta = run.task_metadata(task)
     parts = []
-    for label, keys in FINGERPRINT_FIELDS.items():
+    for label, keys in fingerprint_fields(task).items():
         values = [f"{k}={meta[k]}" for k in keys if meta.get(k) not in (None, "")]
         if label == "data":
             provenance = _provenance(run, task)

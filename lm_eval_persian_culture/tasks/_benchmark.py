@@ -146,6 +146,9 @@ class Benchmark:
     conditions: dict[str, str] = field(default_factory=dict)
     leaderboard: tuple[tuple[str, str, str], ...] = ()  # (column, task, metric) for export
     charts: tuple[ChartSpec, ...] = ()  # drawn after the headline chart, in this order
+    # (label, metadata keys) of its settings that change what a score means: runs that differ in them are never
+    # merged into one report row (the report's own: data, judge, prompt and task versions)
+    fingerprint: tuple[tuple[str, tuple[str, ...]], ...] = ()
     datasets: tuple[Dataset, ...] = ()  # what its tasks read, for `lm-eval-persian data` and the pre-flight
     folder: Path | None = None  # set on discovery
 

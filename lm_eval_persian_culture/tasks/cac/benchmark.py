@@ -31,6 +31,7 @@ BENCHMARK = Benchmark(
         ),
         BreakdownCharts(),
     ),
+    fingerprint=(("extraction", ("cac_llm_extractor",)),),
     datasets=(
         Dataset(
             "CAC",

@@ -55,6 +55,7 @@ BENCHMARK = Benchmark(
             error_kind="spread",
         ),
     ),
+    fingerprint=(("extraction", ("divan_instruction", "divan_llm_extractor", "divan_system_role")),),
     datasets=(
         Dataset(
             "DivanBench",

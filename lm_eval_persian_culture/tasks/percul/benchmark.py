@@ -29,6 +29,7 @@ BENCHMARK = Benchmark(
     },
     leaderboard=(("PerCul", "percul", "macro_accuracy"),),
     charts=(BreakdownCharts(),),
+    fingerprint=(("extraction", ("percul_llm_extractor",)),),
     datasets=(
         Dataset(
             "PerCul",
