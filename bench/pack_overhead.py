@@ -85,7 +85,7 @@ def child(mode: str, spec: dict) -> dict:
         out["n_indexed"] = len(tm.all_tasks)
         return out
     if mode == "pack":
-        from lm_eval_persian_culture.scoring.embeddings import prepare_embedding_model
+        from lm_eval_persian_culture.tasks.taraz.embeddings import prepare_embedding_model
 
         t = time.perf_counter()
         prepare_embedding_model({"embedding_model": spec["embedder"]})
@@ -316,7 +316,7 @@ def part_b(args, tmp: Path, data_dir: Path, embedder: Path) -> None:
     from lm_eval.tasks import TaskManager
 
     import lm_eval_persian_culture as pack
-    from lm_eval_persian_culture.scoring import embeddings
+    from lm_eval_persian_culture.tasks.taraz import embeddings
 
     plain_dir = tmp / "plain_one"
     plain_dir.mkdir()

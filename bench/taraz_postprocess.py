@@ -5,7 +5,7 @@ Replies are realistic short answers of the kinds the paper describes (one word, 
 from the BLEnD Iran answers when ../shared/data is present, else from a fixed set. The run is
 pinned to one CPU core (os.sched_setaffinity) and repeated; the best pass is reported.
 
-Then the embedding step as the pack runs it (scoring.embeddings.embed: distinct texts, batches of
+Then the embedding step as the pack runs it (tasks.taraz.embeddings.embed: distinct texts, batches of
 PERSIAN_CULTURE_EMBEDDING_BATCH_SIZE, default 64, unit vectors) with the tiny BERT built offline as
 tests/taraz/tiny_embedder.py does (the paper's maux-gte-persian-v3 cannot be downloaded here: its
 sentences/s will be far lower), in sentences/s, on --device cpu (all cores) or cuda (when a GPU is
@@ -60,7 +60,7 @@ def embedding_throughput(texts: list[str], device: str, model_dir: str | None, r
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from _common import build_tiny_embedder, go_offline, quiet
 
-    from lm_eval_persian_culture.scoring import embeddings
+    from lm_eval_persian_culture.tasks.taraz import embeddings
 
     go_offline()
     quiet()

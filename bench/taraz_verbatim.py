@@ -22,8 +22,8 @@ import json
 import time
 from pathlib import Path
 
-from lm_eval_persian_culture.scoring import embeddings
-from lm_eval_persian_culture.scoring import short_answer as sa
+from lm_eval_persian_culture.tasks.taraz import embeddings
+from lm_eval_persian_culture.tasks.taraz import short_answer as sa
 from lm_eval_persian_culture.tasks.taraz.utils import blend_excluded
 from lm_eval_persian_culture.text.persian import fold
 

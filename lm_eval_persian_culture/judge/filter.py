@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Callable, Mapping, Sequence
 
-from lm_eval_persian_culture.scoring.records import decode_record, encode_record
+from lm_eval_persian_culture.scoring.records import encode_record
 from lm_eval_persian_culture.judge import (
     VERDICT_MAX_TOKENS,
     Judge,
@@ -190,35 +190,6 @@ def _recordable_settings(js: JudgeSettings) -> dict:
     # unparseable_retries: how hard a served judge was pressed for a verdict (local judges are never re-asked)
     keep = ("temperature", "system_prompt", "max_error_rate") + (() if js.is_local else ("unparseable_retries",))
     return {**{key: public[key] for key in keep}, "max_tokens": js.effective_max_tokens(VERDICT_MAX_TOKENS)}
-
-
-def judged_metrics(
-    doc: dict,
-    record: dict,
-    metric_names: Sequence[str],
-    topics: Sequence[str] = (),
-    group: str | None = None,
-    extra: Mapping | None = None,
-) -> dict:
-    """Per-doc values for every metric of a judged task (all share one record).
-
-    ``paper_yes`` applies the rule of TaarofBench's script ('Yes' anywhere in the judge's
-    answer; no answer counts as 0) for the ``accuracy_paper`` figure; ``judged`` says whether
-    the judge answered at all. ``extra`` adds fields of the task's own (e.g. the scenario type).
-    """
-    decoded = decode_record(record) or {}
-    verdict = decoded.get("verdict")
-    raw = decoded.get("judge_raw")
-    value = {
-        "verdict": None if verdict is None else int(verdict == "yes"),
-        "topics": [t.strip() for t in topics],
-        "group": group,
-        "pair": doc.get("pair_id"),
-        "judged": raw is not None,
-        "paper_yes": int(isinstance(raw, str) and "Yes" in raw),
-        **(extra or {}),
-    }
-    return {name: value for name in metric_names}
 
 
 def requested_judges(clear: bool = False) -> list[JudgeSettings]:

@@ -1,2 +1,3 @@
 """What turns model replies into numbers, shared by the pack's benchmarks (the scoring layer of DESIGN.md):
-answer extraction, numbers and ranges, aggregations, short-answer metrics, embeddings, agreement."""
+answer extraction, numbers and ranges, aggregations, agreement (TARAZ's short-answer metrics and embeddings
+live in tasks/taraz/)."""

@@ -1,5 +1,5 @@
 """The paper's embedding architecture (gte-multilingual "NewModel", maux-gte-persian-v3) loaded through
-transformers' native GteModel by scoring/gte_native.py: a tiny checkpoint written in new-impl's layout
+transformers' native GteModel by tasks/taraz/gte_native.py: a tiny checkpoint written in new-impl's layout
 (config and weight names), random weights, is encoded by sentence-transformers and compared with a
 forward pass written here from new-impl's modeling.py (Alibaba-NLP/new-impl: embeddings + LayerNorm,
 NTK rope, packed qkv, post-LayerNorm layers, gated MLP with up first, CLS pooling, normalised)."""
@@ -14,7 +14,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from lm_eval_persian_culture.scoring import gte_native  # noqa: E402
+from lm_eval_persian_culture.tasks.taraz import gte_native  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not gte_native.native_available(), reason="transformers has no GteModel")
 
@@ -144,7 +144,7 @@ def test_native_config_translates_ntk_rope():
 def test_pack_loads_a_new_impl_checkpoint_without_remote_code(tmp_path, tiny_embedder):
     """embedding_model=<a maux-gte-persian-v3-style folder> under transformers 5: no refusal, no
     new-impl code needed next to the weights, transformers' GteModel does the work."""
-    from lm_eval_persian_culture.scoring import embeddings
+    from lm_eval_persian_culture.tasks.taraz import embeddings
 
     ckpt = tmp_path / "maux-like"
     new_impl_checkpoint(ckpt, tiny_embedder, {"type": "ntk", "factor": 8.0})

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lm_eval_persian_culture.scoring import short_answer as sa
+from lm_eval_persian_culture.tasks.taraz import short_answer as sa
 from lm_eval_persian_culture.scoring.records import decode_record
 from lm_eval_persian_culture.testing.openai_server import FakeOpenAIServer
 

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from lm_eval_persian_culture.scoring import embeddings
+from lm_eval_persian_culture.tasks.taraz import embeddings
 from tests.scripted_runs import evaluate, metrics
 
 

@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from lm_eval_persian_culture.scoring import embeddings
-from lm_eval_persian_culture.scoring import short_answer as sa
+from lm_eval_persian_culture.tasks.taraz import embeddings
+from lm_eval_persian_culture.tasks.taraz import short_answer as sa
 
 ZWNJ = "\u200c"
 
@@ -277,7 +277,7 @@ def test_metadata_wins_over_env(monkeypatch):
 
 
 def test_paper_model_refused_at_load_under_a_transformers_5_without_gte(monkeypatch):
-    from lm_eval_persian_culture.scoring import gte_native
+    from lm_eval_persian_culture.tasks.taraz import gte_native
 
     monkeypatch.setattr(gte_native, "native_available", lambda: False)
     with pytest.raises(embeddings.EmbeddingConfigError, match=r"transformers>=4.51,<5"):
@@ -290,7 +290,7 @@ def test_paper_model_refused_at_load_under_a_transformers_5_without_gte(monkeypa
 def test_local_gte_remote_code_dir_is_recognised(tmp_path, monkeypatch):
     import json
 
-    from lm_eval_persian_culture.scoring import gte_native
+    from lm_eval_persian_culture.tasks.taraz import gte_native
 
     monkeypatch.setattr(gte_native, "native_available", lambda: False)
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from lm_eval_persian_culture.data.sources import DataNotFoundError, DataSchemaError
-from lm_eval_persian_culture.scoring import embeddings
+from lm_eval_persian_culture.tasks.taraz import embeddings
 from lm_eval_persian_culture.tasks.taraz import utils
 
 

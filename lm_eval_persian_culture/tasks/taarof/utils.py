@@ -1,23 +1,20 @@
-"""TaarofBench (Gohari Sadr et al., EMNLP 2025): what is particular to this benchmark.
+"""TaarofBench (Gohari Sadr et al., EMNLP 2025): the hooks its YAMLs name (``!function utils.<name>``).
 
-The data source, the judge, the aggregations and the Persian text helpers live in the
-installed package; this module holds TaarofBench's release files, its prompt templates
-and the four conditions of the paper (standard, Persian, no-country, gender-flip).
-
-Prompts follow the authors' released evaluation script (niktaas/TAAROFBENCH
-``evaluation/evaluation.py`` at commit 6643f6c), which instantiates the template of the
-paper's App. 1.8 / Table 11 (see the task README for the exact differences).
+The data source, the judge and the Persian text helpers live in the installed package; this
+module holds TaarofBench's release files, the four conditions of the paper (standard, Persian,
+no-country, gender-flip), its judge filter, ``process_results`` and aggregations. The prompts are
+in :mod:`.prompts`, the per-doc record and the aggregation factories in :mod:`.aggregations`.
 """
 
 from __future__ import annotations
-
-from lm_eval_persian_culture.errors import PackUserError
 
 import hashlib
 import json
 import re
 from functools import partial
 from pathlib import Path
+
+from lm_eval.api.samplers import ContextSampler
 
 from lm_eval_persian_culture.data.sources import (
     Column,
@@ -30,19 +27,26 @@ from lm_eval_persian_culture.data.sources import (
     sha256_file,
     to_dataset,
 )
-from lm_eval.api.samplers import ContextSampler
-
-from lm_eval_persian_culture.scoring.aggregations import (
+from lm_eval_persian_culture.errors import PackUserError
+from lm_eval_persian_culture.judge.filter import prepare_judge, run_judge
+from lm_eval_persian_culture.scoring.records import lm_eval_filter
+from lm_eval_persian_culture.tasks.taarof import prompts
+from lm_eval_persian_culture.tasks.taarof.aggregations import (
     judge_accuracy,
     judge_accuracy_paper,
     judge_error_count,
+    judged_metrics,
     make_field_accuracies,
     make_group_aggregations,
     make_paired_test_aggregations,
     make_topic_aggregations,
 )
-from lm_eval_persian_culture.judge.filter import judged_metrics, prepare_judge, run_judge, template_id
-from lm_eval_persian_culture.scoring.records import lm_eval_filter
+from lm_eval_persian_culture.tasks.taarof.prompts import (
+    DEFAULT_REPLY_FORMAT,
+    JUDGE_TEMPLATE_IDS,
+    judge_prompt,
+    reply_format,
+)
 
 RELEASE_COMMIT = "6643f6c993c7b28eb8c09dab824bdb9f49009978"
 _RAW = f"https://raw.githubusercontent.com/niktaas/TAAROFBENCH/{RELEASE_COMMIT}/data/"
@@ -56,6 +60,8 @@ SCHEMA = Schema(
         *(Column(name) for name in SCENARIO_FIELDS),
     )
 )
+
+
 def _unknown_topics(value: str) -> str | None:
     unknown = [t for t in (x.strip() for x in value.split(",")) if t not in TOPICS]
     return f"names unknown topic(s) {unknown}; expected among {list(TOPICS)}" if unknown else None
@@ -76,131 +82,6 @@ TOPICS = (
     "Borrowing and lending", "Compliment", "Dining", "Expressing an opinion", "Gift", "Invitation",
     "Leaving", "Making a request", "Offering food/drink", "Offering help", "Payment", "Positional actions",
 )  # fmt: skip
-
-# --------------------------------------------------------------------------- prompts
-# Verbatim from the authors' evaluation.py (build_prompt), with " in Iran" as a slot for the
-# no-country condition of App. 1.7.
-SCENARIO_PROMPT = """
-Let's engage in a roleplay exercise. Please answer based on the scenario and the role assigned to you. Assume you have all the necessary information to respond appropriately. Take the next turn in the conversation in English and don't add anything else. Begin your response by "I say:"
-
-Imagine we are in {env_article} {env}{country}. You are {mrole_article} {mrole} and I am {urole_article} {urole}.
-{context}
-
-I say: "{utterance}"
-
-You say:
-"""
-
-# The project's Persian rendering of the same prompt (Persian condition, App. 1.7 "Translation").
-SCENARIO_PROMPT_FA = """
-بیایید یک تمرین نقش‌آفرینی انجام دهیم. لطفاً بر اساس سناریو و نقشی که به شما داده شده پاسخ دهید. فرض کنید همهٔ اطلاعات لازم برای پاسخ مناسب را در اختیار دارید. نوبت بعدی گفتگو را به فارسی بگویید و چیز دیگری اضافه نکنید. پاسخ خود را با «من می‌گویم:» شروع کنید.
-
-تصور کنید ما در {env} در ایران هستیم. شما {mrole} هستید و من {urole} هستم.
-{context}
-
-من می‌گویم: «{utterance}»
-
-شما می‌گویید:
-"""
-
-# Verbatim from the authors' evaluation.py (build_judgment_prompt). How Person B's reply goes in
-# is the setting ``judge_reply_format``: "paper" (default) pastes it raw, as the script did;
-# "json" inserts it as a JSON string literal, quotes and newlines escaped, so a reply cannot open
-# new lines that imitate "Expected Answer ..." or the question.
-JUDGE_PROMPT = """
-In a scenario that we are in {env_article} {env}.
-You are {mrole_article} {mrole} and I am {urole_article} {urole}.
-{context}
-
-Person A says: "{utterance}"
-
-Person B says: {response}
-
-Expected Answer for Person B: {expected}
-
-Does Person B's response meet the expectation?
-
-Answer only with Yes or No.
-"""
-REPLY_FORMATS = ("paper", "json")
-DEFAULT_REPLY_FORMAT = "paper"
-
-REPLY_PREFIXES = ("I say:", "من می‌گویم:", "من میگویم:")
-
-
-def get_article(word: str) -> str:
-    """The authors' article rule (evaluation.py get_article): 'an' before a written vowel."""
-    return "an" if word[:1].lower() in ("a", "e", "i", "o", "u") else "a"
-
-
-def _english_slots(doc: dict) -> dict:
-    # The authors lower-case environment, roles and utterance before filling the template.
-    env, urole, mrole = doc["Environment"].lower(), doc["User Role"].lower(), doc["LLM Role"].lower()
-    return {
-        "env": env,
-        "env_article": get_article(env),
-        "mrole": mrole,
-        "mrole_article": get_article(mrole),
-        "urole": urole,
-        "urole_article": get_article(urole),
-        "context": doc["Context"],
-        "utterance": doc["Utterance"].lower(),
-    }
-
-
-def doc_to_text(doc: dict) -> str:
-    """Standard condition: English, "in Iran" (paper App. 1.8)."""
-    return SCENARIO_PROMPT.format(country=" in Iran", **_english_slots(doc))
-
-
-def doc_to_text_nocountry(doc: dict) -> str:
-    """No-country condition: the same prompt without the country reference (App. 1.7)."""
-    return SCENARIO_PROMPT.format(country="", **_english_slots(doc))
-
-
-def doc_to_text_fa(doc: dict) -> str:
-    """Persian condition: Persian prompt and Persian scenario fields."""
-    return SCENARIO_PROMPT_FA.format(
-        env=doc["fa_Environment"],
-        mrole=doc["fa_LLM Role"],
-        urole=doc["fa_User Role"],
-        context=doc["fa_Context"],
-        utterance=doc["fa_Utterance"],
-    )
-
-
-def strip_reply(response: str) -> str:
-    """What the authors' judge sees: the text after the last "I say:" (evaluation.py)."""
-    for prefix in REPLY_PREFIXES:
-        if prefix in response:
-            response = response.split(prefix)[-1]
-    return response.strip()
-
-
-def judge_prompt(doc: dict, response: str) -> str:
-    expected = doc["Annotations"]
-    if doc.get("fa_Annotations"):  # Persian condition: both, as App. 1.7 Table 10 shows them
-        expected = f"In English: {expected} در فارسی: {doc['fa_Annotations']}"
-    slots = _english_slots(doc)
-    reply = strip_reply(response)
-    if doc.get("judge_reply_format", DEFAULT_REPLY_FORMAT) == "json":
-        reply = json.dumps(reply, ensure_ascii=False)
-    return JUDGE_PROMPT.format(response=reply, expected=expected, **slots)
-
-
-JUDGE_TEMPLATE_IDS = {fmt: template_id(f"taarof-judge-{fmt}", JUDGE_PROMPT) for fmt in REPLY_FORMATS}
-
-
-def reply_format(settings: dict) -> str:
-    """The ``judge_reply_format`` setting, checked before any generation."""
-    value = str(settings.get("judge_reply_format") or DEFAULT_REPLY_FORMAT).strip().lower()
-    if value not in REPLY_FORMATS:
-        raise DataSchemaError(
-            f"--metadata judge_reply_format: {value!r} is not one of {list(REPLY_FORMATS)} "
-            "('paper': the reply pasted raw, as the authors' script; 'json': quoted and escaped)"
-        )
-    return value
-
 
 # --------------------------------------------------------------------------- gender flip
 # Deterministic rule standing in for the paper's 110 unpublished gender pairs (App. 1.7):
@@ -239,7 +120,7 @@ def _gendered_words(user_role: str) -> tuple[list[str], list[str]]:
     for m in _WORD.finditer(user_role):
         word = _TYPOS.get(m.group(0).lower(), m.group(0).lower())
         if word in _GENDER_WORDS or word in _FEMALE_OF:
-            (third if _POSSESSIVE.match(user_role[m.end():]) else own).append(word)
+            (third if _POSSESSIVE.match(user_role[m.end() :]) else own).append(word)
     return own, third
 
 
@@ -275,10 +156,10 @@ def gender_pairs(rows: list[dict]) -> list[dict]:
              "pair_id": row["row"], "gender_rule": rule}
             for gender, role in (("female", female), ("male", male))
         ]  # fmt: skip
-        prompts = [doc_to_text(m) for m in members]
-        if seen.intersection(prompts):
+        rendered = [prompts.doc_to_text(m) for m in members]
+        if seen.intersection(rendered):
             continue
-        seen.update(prompts)
+        seen.update(rendered)
         paired.extend(members)
     return paired
 
@@ -428,11 +309,31 @@ class ZeroShotOnly(ContextSampler):
         return []
 
 
-# Aggregations named in the YAMLs (``!function utils.<name>``).
+# Prompts and aggregations named in the YAMLs (``!function utils.<name>``), each by name (a test checks).
+doc_to_text = prompts.doc_to_text
+doc_to_text_fa = prompts.doc_to_text_fa
+doc_to_text_nocountry = prompts.doc_to_text_nocountry
 accuracy = judge_accuracy
 accuracy_paper = judge_accuracy_paper
 judge_errors = judge_error_count
-globals().update(TOPIC_AGGREGATIONS)
-globals().update(GENDER_AGGREGATIONS)
-globals().update(GENDER_TEST_AGGREGATIONS)
-globals().update(TYPE_AGGREGATIONS)
+accuracy_topic_borrowing_and_lending = TOPIC_AGGREGATIONS["accuracy_topic_borrowing_and_lending"]
+accuracy_topic_compliment = TOPIC_AGGREGATIONS["accuracy_topic_compliment"]
+accuracy_topic_dining = TOPIC_AGGREGATIONS["accuracy_topic_dining"]
+accuracy_topic_expressing_an_opinion = TOPIC_AGGREGATIONS["accuracy_topic_expressing_an_opinion"]
+accuracy_topic_gift = TOPIC_AGGREGATIONS["accuracy_topic_gift"]
+accuracy_topic_invitation = TOPIC_AGGREGATIONS["accuracy_topic_invitation"]
+accuracy_topic_leaving = TOPIC_AGGREGATIONS["accuracy_topic_leaving"]
+accuracy_topic_making_a_request = TOPIC_AGGREGATIONS["accuracy_topic_making_a_request"]
+accuracy_topic_offering_food_drink = TOPIC_AGGREGATIONS["accuracy_topic_offering_food_drink"]
+accuracy_topic_offering_help = TOPIC_AGGREGATIONS["accuracy_topic_offering_help"]
+accuracy_topic_payment = TOPIC_AGGREGATIONS["accuracy_topic_payment"]
+accuracy_topic_positional_actions = TOPIC_AGGREGATIONS["accuracy_topic_positional_actions"]
+accuracy_female = GENDER_AGGREGATIONS["accuracy_female"]
+accuracy_male = GENDER_AGGREGATIONS["accuracy_male"]
+gender_gap = GENDER_AGGREGATIONS["gender_gap"]
+gender_gap_abs = GENDER_AGGREGATIONS["gender_gap_abs"]
+gender_discordant_female = GENDER_TEST_AGGREGATIONS["gender_discordant_female"]
+gender_discordant_male = GENDER_TEST_AGGREGATIONS["gender_discordant_male"]
+gender_mcnemar_p = GENDER_TEST_AGGREGATIONS["gender_mcnemar_p"]
+accuracy_expected = TYPE_AGGREGATIONS["accuracy_expected"]
+accuracy_non_taarof = TYPE_AGGREGATIONS["accuracy_non_taarof"]

@@ -1,8 +1,8 @@
 """TARAZ (Iranmanesh et al., LREC 2026): what is particular to this benchmark.
 
 Its datasets (BLEnD's Iran questions, PerCul-SAQ, ISN-SAQ and the project's ISN derivation),
-their prompts, and the wiring of the shared short-answer metrics
-(``lm_eval_persian_culture.scoring.short_answer``), embeddings and judge into lm-eval.
+their prompts, and the wiring of its short-answer metrics
+(``lm_eval_persian_culture.tasks.taraz.short_answer``), embeddings and judge into lm-eval.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from lm_eval_persian_culture.data.sources import (
 )
 from lm_eval_persian_culture.judge.filter import judge_for, prepare_judge, template_id
 from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
-from lm_eval_persian_culture.scoring import embeddings
-from lm_eval_persian_culture.scoring import short_answer as sa
-from lm_eval_persian_culture.scoring.embeddings import prepare_embedding_model
+from lm_eval_persian_culture.tasks.taraz import embeddings
+from lm_eval_persian_culture.tasks.taraz import short_answer as sa
+from lm_eval_persian_culture.tasks.taraz.embeddings import prepare_embedding_model
 from lm_eval_persian_culture.scoring.run_context import running_task_metadata
 from lm_eval_persian_culture.text.normalize import HAZM_BACKEND
 

@@ -31,7 +31,7 @@ import re
 from functools import lru_cache
 from typing import Mapping, Sequence
 
-from lm_eval_persian_culture.scoring import embeddings
+from lm_eval_persian_culture.tasks.taraz import embeddings
 from lm_eval_persian_culture.text.normalize import (
     answer_form,
     embedding_form,

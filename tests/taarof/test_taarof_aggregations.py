@@ -1,10 +1,10 @@
-"""Shared aggregations on records worked out by hand."""
+"""TaarofBench's aggregations on records worked out by hand."""
 
 from __future__ import annotations
 
 import math
 
-from lm_eval_persian_culture.scoring.aggregations import (
+from lm_eval_persian_culture.tasks.taarof.aggregations import (
     judge_accuracy,
     judge_error_count,
     make_group_aggregations,
@@ -52,7 +52,7 @@ def prec(verdict, raw, **kw):
 
 
 def test_accuracy_paper_divides_by_all_items_and_counts_yes_anywhere():
-    from lm_eval_persian_culture.scoring.aggregations import judge_accuracy_paper
+    from lm_eval_persian_culture.tasks.taarof.aggregations import judge_accuracy_paper
 
     items = [
         prec(1, "Yes"),
@@ -67,7 +67,7 @@ def test_accuracy_paper_divides_by_all_items_and_counts_yes_anywhere():
 
 
 def test_field_accuracies_split_by_type():
-    from lm_eval_persian_culture.scoring.aggregations import make_field_accuracies
+    from lm_eval_persian_culture.tasks.taarof.aggregations import make_field_accuracies
 
     aggs = make_field_accuracies("type", {"acc_e": "taarof-expected", "acc_n": "non-taarof"})
     items = [{**rec(1), "type": "taarof-expected"}, {**rec(0), "type": "taarof-expected"},
@@ -77,7 +77,7 @@ def test_field_accuracies_split_by_type():
 
 
 def test_exact_mcnemar_p_by_hand():
-    from lm_eval_persian_culture.scoring.aggregations import exact_mcnemar_p
+    from lm_eval_persian_culture.tasks.taarof.aggregations import exact_mcnemar_p
 
     # b=1, c=5, n=6: P(X<=1) = (C(6,0)+C(6,1))/2^6 = 7/64; two-sided 14/64 = 0.21875
     assert exact_mcnemar_p(1, 5) == 14 / 64
@@ -93,14 +93,14 @@ def test_exact_mcnemar_p_by_hand():
 
 def test_exact_mcnemar_matches_scipy_when_installed():
     stats = __import__("pytest").importorskip("scipy.stats")
-    from lm_eval_persian_culture.scoring.aggregations import exact_mcnemar_p
+    from lm_eval_persian_culture.tasks.taarof.aggregations import exact_mcnemar_p
 
     for b, c in [(1, 5), (0, 6), (3, 3), (2, 10), (7, 20), (14, 1)]:
         assert math.isclose(exact_mcnemar_p(b, c), stats.binomtest(b, b + c, 0.5).pvalue, rel_tol=1e-9)
 
 
 def test_gender_paired_test_counts_discordant_intact_pairs():
-    from lm_eval_persian_culture.scoring.aggregations import make_paired_test_aggregations
+    from lm_eval_persian_culture.tasks.taarof.aggregations import make_paired_test_aggregations
 
     aggs = make_paired_test_aggregations(("female", "male"), prefix="gender")
     assert sorted(aggs) == ["gender_discordant_female", "gender_discordant_male", "gender_mcnemar_p"]

@@ -12,7 +12,7 @@ The default model is a fine-tune of ``Alibaba-NLP/gte-multilingual-base`` whose 
 ("NewModel") ships as remote code (``Alibaba-NLP/new-impl``), which fails under transformers 5 (it
 worked with transformers 4.57 + sentence-transformers 5.x). Where transformers has its own
 ``GteModel`` (5.x releases that ship ``models/gte``), such a checkpoint is loaded through it without
-remote code (:mod:`lm_eval_persian_culture.scoring.gte_native`); under a transformers 5 without it,
+remote code (:mod:`lm_eval_persian_culture.tasks.taraz.gte_native`); under a transformers 5 without it,
 the model is refused at task load with a message naming the versions that work
 (:data:`REMOTE_CODE_MESSAGE`) rather than failing with an IndexError mid-run.
 """
@@ -30,7 +30,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 
-from lm_eval_persian_culture.scoring import gte_native
+from lm_eval_persian_culture.tasks.taraz import gte_native
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
