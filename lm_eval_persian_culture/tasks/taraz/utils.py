@@ -30,7 +30,7 @@ from lm_eval_persian_culture.scoring.records import decode_record, encode_record
 from lm_eval_persian_culture.scoring import embeddings
 from lm_eval_persian_culture.scoring import short_answer as sa
 from lm_eval_persian_culture.scoring.embeddings import prepare_embedding_model
-from lm_eval_persian_culture.scoring.run_context import running_task_metadata
+from lm_eval_persian_culture.lm_eval_stack import running_task_metadata
 from lm_eval_persian_culture.text.normalize import HAZM_BACKEND
 
 logger = logging.getLogger("lm_eval_persian_culture")
