@@ -6,7 +6,7 @@ of ``sys.meta_path`` (its cost is measured by ``bench/startup_cost.py``). It act
 after lm-eval's own import has run:
 
 * when ``lm_eval`` itself is imported, it installs the pack's pre-flight
-  (``lm_eval_persian_culture.harness.preflight.install()``, which imports nothing heavy): the checks that
+  (``lm_eval_persian_culture.harness.patches.install_preflight()``, which imports nothing heavy): the checks that
   run before any model loads must be in place before lm-eval's CLI builds its parser, and lm-eval
   imports its task index only after parsing;
 * when ``lm_eval.tasks`` (lm-eval's task index: the CLI, ``simple_evaluate``, ``TaskManager``) is
@@ -55,9 +55,9 @@ def _install_preflight() -> None:
     if disabled():
         return
     try:
-        from lm_eval_persian_culture.harness.preflight import install
+        from lm_eval_persian_culture.harness.patches import install_preflight
 
-        install()
+        install_preflight()
     except Exception as err:  # a broken pack must never break lm-eval itself
         import warnings
 

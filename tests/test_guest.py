@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import lm_eval_persian_culture as pack
-from lm_eval_persian_culture.harness import compat, discovery, preflight
+from lm_eval_persian_culture.harness import compat, discovery, patches, preflight
 
 pytestmark = pytest.mark.lmeval05
 
@@ -79,7 +79,7 @@ def test_include_defaults_false_indexes_only_the_folders_named(tmp_path):
     """lm-eval's own test of the flag: TaskManager(include_path=X, include_defaults=False) knows X alone."""
     from lm_eval.tasks import TaskManager
 
-    discovery._patch_task_manager()  # as the startup hook does
+    patches._patch_task_manager()  # as the startup hook does
     (tmp_path / "mine.yaml").write_text("task: my_own_task\ndataset_path: json\noutput_type: generate_until\n"
                                         "doc_to_text: q\ndoc_to_target: a\n")  # fmt: skip
     tm = TaskManager(include_path=str(tmp_path), include_defaults=False)
@@ -97,7 +97,7 @@ def test_simple_evaluate_passes_builtin_only_calls_through_untouched(monkeypatch
         calls.append(dict(model=model, model_args=model_args, tasks=tasks, task_manager=task_manager, limit=limit))
         return {"results": {}}
 
-    wrapped = preflight._wrap_simple_evaluate(simple_evaluate)
+    wrapped = patches._wrap_simple_evaluate(simple_evaluate)
     monkeypatch.setattr(preflight, "check_tasks", lambda *a, **k: pytest.fail("pre-flight ran for built-in tasks"))
     assert wrapped(model="hf", tasks=["arc_easy", "nonexistent"], limit=0) == {"results": {}}
     assert calls == [dict(model="hf", model_args=None, tasks=["arc_easy", "nonexistent"], task_manager=None, limit=0)]
@@ -119,8 +119,8 @@ def test_a_patch_whose_lm_eval_internals_are_missing_switches_off_with_one_warni
     monkeypatch.setattr(manager, "TaskManager", TaskManager)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        discovery._patch_task_manager()
-        discovery._patch_task_manager()
+        patches._patch_task_manager()
+        patches._patch_task_manager()
     [warning] = [w for w in caught if issubclass(w.category, compat.PackSwitchedOffWarning)]
     text = str(warning.message)
     assert "task discovery" in text and "include_defaults" in text
@@ -131,7 +131,7 @@ def test_a_patch_whose_lm_eval_internals_are_missing_switches_off_with_one_warni
 def test_a_preflight_that_cannot_read_lm_evals_index_steps_aside(monkeypatch, fresh_switches):
     monkeypatch.setattr(compat, "index_kinds", lambda: None)
     calls = []
-    wrapped = preflight._wrap_simple_evaluate(lambda tasks=None, task_manager=None, model_args=None: calls.append(tasks))
+    wrapped = patches._wrap_simple_evaluate(lambda tasks=None, task_manager=None, model_args=None: calls.append(tasks))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         wrapped(tasks=["taarof_expected"])
@@ -203,7 +203,7 @@ def test_pack_aggregations_get_no_bootstrap_and_lm_evals_own_keep_theirs():
     from lm_eval_persian_culture.scoring.aggregations import make_spread_aggregations
     from lm_eval_persian_culture.tasks.taarof.aggregations import judge_accuracy
 
-    discovery._patch_pack_stderr()
+    patches._patch_pack_stderr()
     spread = make_spread_aggregations("accuracy", lambda items: {})["accuracy"]
     assert metrics.stderr_for_metric(metric=judge_accuracy, bootstrap_iters=1000) is None
     assert metrics.stderr_for_metric(metric=spread, bootstrap_iters=1000) is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lm_eval_persian_culture.errors import UserInputError
-from lm_eval_persian_culture.harness.preflight import _parse_metadata
+from lm_eval_persian_culture.harness.resolve import parse_metadata
 from lm_eval_persian_culture.report.runs import ReportInputError, read_results_file
 
 
@@ -23,7 +23,7 @@ def test_truncated_results_file_message(tmp_path):
 def test_metadata_that_is_not_json_message():
     text = '{"judge_model": "gpt-4'
     with pytest.raises(UserInputError) as err:
-        _parse_metadata(text)
+        parse_metadata(text)
     column = text.index('"gpt') + 1
     assert f"--metadata is not valid JSON (Unterminated string starting at line 1, column {column})" in str(err.value)
     assert "at at" not in str(err.value)

@@ -251,10 +251,10 @@ def test_preflight_runs_before_the_model_loads_cli(shared_data, tmp_path):
 
 @pytest.fixture()
 def installed(monkeypatch):
-    """preflight.install() in this process, undone afterwards (other tests see plain lm-eval)."""
+    """patches.install_preflight() in this process, undone afterwards (other tests see plain lm-eval)."""
     import lm_eval.evaluator
 
-    from lm_eval_persian_culture.harness import preflight
+    from lm_eval_persian_culture.harness import patches, preflight
 
     monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
     monkeypatch.setattr(lm_eval.evaluator, "simple_evaluate", lm_eval.evaluator.simple_evaluate)
@@ -264,8 +264,8 @@ def installed(monkeypatch):
             for method in ("_execute", "_add_args"):
                 if method in cls.__dict__:
                     monkeypatch.setattr(cls, method, cls.__dict__[method])
-    preflight.install()
-    preflight.install()  # idempotent
+    patches.install_preflight()
+    patches.install_preflight()  # idempotent
     wrapped = lm_eval.evaluator.simple_evaluate
     assert wrapped._persian_culture_preflight and not hasattr(wrapped.__wrapped__, "_persian_culture_preflight")
     return preflight
@@ -441,9 +441,9 @@ def test_rejudge_loads_whole_groups_when_all_their_tasks_are_judged():
 
 
 def test_install_is_cheap_enough_for_a_startup_hook():
-    """install() may run when lm_eval is imported: it must not import the judge, torch or lm-eval's evaluator."""
+    """install_preflight() may run when lm_eval is imported: it must not import the judge, torch or lm-eval's evaluator."""
     code = (
-        "import sys, lm_eval_persian_culture.harness.preflight as p; p.install(); p.install(); "
+        "import sys, lm_eval_persian_culture.harness.patches as p; p.install_preflight(); p.install_preflight(); "
         "heavy = [m for m in ('openai', 'torch', 'lm_eval', 'lm_eval.evaluator', 'transformers') if m in sys.modules]; "
         "print(heavy); import lm_eval.evaluator as e; print(e.simple_evaluate._persian_culture_preflight)"
     )

@@ -9,7 +9,7 @@ the folder for users who keep the plain ``lm_eval`` command, ``report`` writes a
 ``agreement`` compares the judge verdicts of two runs, ``rejudge`` re-scores a finished
 run's judged tasks from its samples, ``data`` says which benchmarks' data is ready and what
 each needs. Errors a user can fix print one message and exit
-with status 2 (see ``preflight``).
+with status 2 (see ``guard``).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.exit(agreement_main(argv[1:]))
     if argv[:1] in (["report"], ["export"], ["rejudge"], ["data"]):
-        from lm_eval_persian_culture.harness import preflight
+        from lm_eval_persian_culture.harness.guard import guarded
 
         if argv[0] == "data":
             from lm_eval_persian_culture.harness.data_check import main as command
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> None:
 
             command = report_main if argv[0] == "report" else export_main
         verbosity, rest = _split_verbosity(argv[1:])
-        sys.exit(preflight.guarded(lambda: command(rest), verbosity) or 0)
+        sys.exit(guarded(lambda: command(rest), verbosity) or 0)
     if "--predict_only" in argv or "-x" in argv:
         # Generation only: judged tasks log their samples unscored instead of demanding a
         # judge, TARAZ tasks load no embedding model. An explicit judge_model / embedding_model

@@ -193,9 +193,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="do not probe the online releases")
     args = parser.parse_args(argv)
     from lm_eval_persian_culture.errors import UserInputError
-    from lm_eval_persian_culture.harness.preflight import _parse_metadata
+    from lm_eval_persian_culture.harness.resolve import parse_metadata
 
-    settings = _parse_metadata(args.metadata)
+    settings = parse_metadata(args.metadata)
     if args.data_dir:
         settings["data_dir"] = args.data_dir
     data_dir = resolve_data_dir(settings)

@@ -1,5 +1,6 @@
-"""Glue between the pack and lm-eval's task index (include paths, entry points), and the patches
-of lm-eval's task index and stderr that ``harness.patches.install_into_lm_eval()`` applies.
+"""Glue between the pack and lm-eval's task index: the pack's folder on the include path (or lm-eval's
+entry point), which requested names are the pack's, and whether a run may skip lm-eval's built-in index.
+The patches that use these (``TaskManager``, ``stderr_for_metric``) are in ``harness.patches``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from lm_eval_persian_culture import TASKS_DIR
-from lm_eval_persian_culture.harness import compat
 
 ENTRY_POINT_GROUP = "lm_eval.tasks"
 
@@ -61,47 +61,6 @@ def with_pack_path(include_path=None) -> list[str] | None:
     if lm_eval_discovers_entry_points():
         return user or None
     return [str(pack), *user]
-
-
-def _patch_task_manager() -> None:
-    """Make every ``lm_eval.tasks.TaskManager(...)`` also index the pack, exactly once.
-
-    The pack counts among lm-eval's default tasks: ``include_defaults=False`` passed by the caller
-    means "only the folders I name", exactly as without the pack (lm-eval's own test of that flag).
-    Switched off, with one warning, where TaskManager lacks ``include_path`` / ``include_defaults``.
-    """
-    try:
-        from lm_eval.tasks import manager
-
-        cls = manager.TaskManager
-    except (ImportError, AttributeError):
-        compat.switch_off("task discovery (plain lm_eval finding the pack)", "lm_eval.tasks.manager.TaskManager")
-        return
-    if getattr(cls.__init__, "_persian_culture_patched", False):
-        return
-    missing = compat.has_parameters(cls.__init__, "include_path", "include_defaults")
-    if missing:
-        compat.switch_off("task discovery (plain lm_eval finding the pack)", missing)
-        return
-    original = cls.__init__
-    signature = inspect.signature(original)
-
-    @functools.wraps(original)
-    def __init__(self, *args, **kwargs):
-        try:  # bind so include_path is found however it was passed (keyword or positional)
-            bound = signature.bind(self, *args, **kwargs)
-        except TypeError:
-            return original(self, *args, **kwargs)  # a wrong call gets lm-eval's own error
-        explicit_defaults = "include_defaults" in bound.arguments
-        if explicit_defaults and not bound.arguments["include_defaults"]:
-            return original(*bound.args, **bound.kwargs)  # the caller's folders alone, as lm-eval
-        bound.arguments["include_path"] = with_pack_path(bound.arguments.get("include_path"))
-        if _builtin_index_skipped and not explicit_defaults:
-            bound.arguments["include_defaults"] = False
-        original(*bound.args, **bound.kwargs)
-
-    __init__._persian_culture_patched = True
-    cls.__init__ = __init__
 
 
 @functools.lru_cache(maxsize=1)
@@ -202,6 +161,11 @@ def skip_builtin_index(names: Iterable[str], include_path=None) -> Iterator[bool
             _builtin_index_skipped = False
 
 
+def builtin_index_skipped() -> bool:
+    """Inside :func:`skip_builtin_index` for a pack-only run: TaskManagers skip lm-eval's built-in tasks."""
+    return _builtin_index_skipped
+
+
 def is_pack_function(fn) -> bool:
     """Is ``fn`` (or the function a ``functools.partial`` wraps) defined by the pack or its task files?"""
     while isinstance(fn, functools.partial):
@@ -214,39 +178,3 @@ def is_pack_function(fn) -> bool:
         return True
     except (ValueError, OSError):
         return False
-
-
-def _patch_pack_stderr() -> None:
-    """The pack's aggregations keep lm-eval 0.4.13's stderr, "N/A", wherever lm-eval would bootstrap them.
-
-    lm-eval 0.5 bootstraps EVERY aggregation other than ``mean`` (100,000 resamples, in a process
-    pool that must pickle the function): the pack's aggregations are closures and partials over
-    lambdas (they cannot be pickled: every pack task crashed after generating), and each of its
-    ~300 metrics would cost seconds to minutes of resampling. 0.4.13 bootstraps only its own listed
-    metrics, so this patch only switches itself on where lm-eval bootstraps a function it does not
-    know, and only for the pack's own functions: built-in tasks keep lm-eval's stderr.
-    """
-    try:
-        import lm_eval.api.metrics as metrics
-    except ImportError:
-        return
-    original = getattr(metrics, "stderr_for_metric", None)
-    if getattr(original, "_persian_culture_patched", False):
-        return
-    if compat.has_parameters(original, "metric", "bootstrap_iters"):
-        return  # no stderr_for_metric of this shape: nothing of lm-eval's to keep away from
-    try:
-        bootstraps_unknown = original(metric=lambda xs: 0.0, bootstrap_iters=10) is not None
-    except Exception:  # noqa: BLE001
-        bootstraps_unknown = False
-    if not bootstraps_unknown:
-        return  # 0.4.13: unknown aggregations already get "N/A"
-
-    @functools.wraps(original)
-    def stderr_for_metric(metric, bootstrap_iters):
-        if is_pack_function(metric):
-            return None  # "N/A", as under 0.4.13
-        return original(metric=metric, bootstrap_iters=bootstrap_iters)
-
-    stderr_for_metric._persian_culture_patched = True
-    metrics.stderr_for_metric = stderr_for_metric

@@ -1,11 +1,13 @@
 """Pre-flight: every pack check before any model loads, one message for everything wrong.
 
 lm-eval's ``simple_evaluate`` loads (and may first download) the evaluated model, and only then
-builds the tasks, where the pack's loaders check the judge and the data. :func:`install` wraps
-``simple_evaluate`` (which the CLI and the Python API both go through) so that, first:
+builds the tasks, where the pack's loaders check the judge and the data. :func:`run_preflight`
+(called by the ``simple_evaluate`` wrapper in ``harness.patches``, which the CLI and the Python API
+both go through) runs first:
 
-* the pack tasks named in ``tasks`` are resolved through lm-eval's own task index (groups and
-  tags expanded; built-in tasks ignored; a misspelt name gets the closest pack task suggested);
+* the pack tasks named in ``tasks`` are resolved through lm-eval's own task index
+  (``harness.resolve``: groups and tags expanded; built-in tasks ignored; a misspelt name gets the
+  closest pack task suggested);
 * each one's loader (its ``custom_dataset``, i.e. the benchmark's own source files, schema and
   judge settings) runs once with the run's settings: a missing judge, key, data file or a
   malformed row is reported with the file, row, field or setting involved;
@@ -13,40 +15,33 @@ builds the tasks, where the pack's loaders check the judge and the data. :func:`
   model looked up where the server lists models; ``hf:`` judges (in-process) only have their
   local directory checked.
 
-Problems are collected and raised as one :class:`PreflightError`. Under the CLI, errors a user can
-fix print one message and exit with status 2 (a traceback only with ``--verbosity DEBUG`` or
-``LMEVAL_LOG_LEVEL=DEBUG``). Judge failures past ``judge_max_error_rate`` no longer abort the run
-inside lm-eval: results (scores of the judged items, ``judge_failures``) and samples are written,
-then the run exits with status 2; ``lm-eval-persian rejudge`` re-scores the saved samples.
-
-``install()`` is idempotent and imports nothing heavy: it patches the lm-eval modules already
-imported and arranges (a ``sys.meta_path`` hook) to patch the others when they are imported.
+Problems are collected in a :class:`PreflightReport` and raised as one :class:`PreflightError` (a
+:class:`~lm_eval_persian_culture.errors.PackUserError`: under the CLI, ``harness.guard`` prints it
+and exits with status 2). :func:`validate` is the pack's ``lm_eval validate`` on pack tasks.
 """
 
 from __future__ import annotations
 
-from lm_eval_persian_culture.errors import EXIT_USER_ERROR, PackUserError, UserInputError
-
-import argparse
-import importlib.abc
-import inspect
 import json
 import logging
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
+from lm_eval_persian_culture.errors import PackUserError, UserInputError
 from lm_eval_persian_culture.harness import compat
-from lm_eval_persian_culture.harness.catalogue import in_pack, pack_names, suggest
+from lm_eval_persian_culture.harness.catalogue import in_pack, suggest
+from lm_eval_persian_culture.harness.guard import tasks_not_found_message
+from lm_eval_persian_culture.harness.resolve import parse_metadata, parse_model_args, resolve_pack_tasks
 
 if TYPE_CHECKING:
     from lm_eval_persian_culture.judge.settings import JudgeSettings
 
-# Nothing heavy at import: install() may run when lm-eval itself is imported (startup hook), so
-# the judge (openai), lm-eval's evaluator and torch are imported only when a check runs.
+# Nothing heavy at import: the patches that call this run when lm-eval itself is imported (startup
+# hook), so the judge (openai), lm-eval's evaluator and torch are imported only when a check runs.
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
@@ -62,8 +57,6 @@ class PreflightError(PackUserError, ValueError):
     def __init__(self, problems: Sequence["Problem"]) -> None:
         self.problems = list(problems)
         super().__init__(format_problems(self.problems))
-
-
 
 
 @dataclass
@@ -116,63 +109,6 @@ class PreflightReport:
         return "\n".join(lines)
 
 
-# --------------------------------------------------------------------------- task resolution
-def _looks_like_path(spec: str) -> bool:
-    return spec.endswith((".yaml", ".yml")) or os.sep in spec or Path(spec).exists()
-
-
-def resolve_pack_tasks(task_manager, specs: Sequence[Any], report: PreflightReport) -> dict[str, Any]:
-    """Pack leaf tasks (name -> index entry) reached from ``specs``; unknown names become problems."""
-    from lm_eval.tasks._index import Kind
-    from lm_eval.tasks._yaml_loader import load_yaml
-
-    index = compat.task_index(task_manager)
-    leaves: dict[str, Any] = {}
-    seen: set[str] = set()
-
-    def visit(name: str) -> None:
-        if name in seen or name not in index:
-            return
-        seen.add(name)
-        entry = index[name]
-        if entry.kind == Kind.TAG:
-            for member in sorted(entry.tags):
-                visit(member)
-        elif entry.kind == Kind.GROUP:
-            if entry.yaml_path is None:
-                return
-            members = load_yaml(entry.yaml_path, resolve_func=False).get("task") or []
-            for member in members if isinstance(members, list) else [members]:
-                if isinstance(member, dict):
-                    member = member.get("task") or member.get("group")
-                if isinstance(member, str):
-                    visit(member)
-        elif in_pack(entry.yaml_path):
-            leaves[name] = entry
-
-    candidates = None
-    for spec in specs:
-        if not isinstance(spec, str):
-            continue  # Task objects and inline dicts: the user built them, lm-eval checks them
-        if spec in index:
-            visit(spec)
-        elif not _looks_like_path(spec):
-            candidates = candidates if candidates is not None else pack_names(task_manager)
-            report.add_problem("task", f"task {spec!r} not found{suggest(spec, candidates)}")
-    return leaves
-
-
-# --------------------------------------------------------------------------- checks
-def _parse_model_args(model_args: Any) -> dict:
-    if isinstance(model_args, dict):
-        return dict(model_args)
-    if isinstance(model_args, str) and model_args.strip():
-        from lm_eval.utils import simple_parse_args_string
-
-        return simple_parse_args_string(model_args)
-    return {}
-
-
 def _task_settings(cfg: Mapping, task_manager, entry) -> dict:
     """What lm-eval passes a ``custom_dataset``: task metadata | run metadata (cf. TaskFactory)."""
     meta = cfg.get("metadata")
@@ -197,9 +133,8 @@ def check_task_data(name: str, entry, task_manager, report: PreflightReport) -> 
     """Run the task's own loader (source files, schema, judge settings); returns the judges it asked for."""
     from lm_eval.tasks._yaml_loader import load_yaml
 
-    from lm_eval_persian_culture.judge.settings import JudgeConfigError
-
     from lm_eval_persian_culture.judge import filter as judge_filter
+    from lm_eval_persian_culture.judge.settings import JudgeConfigError
 
     try:
         cfg = load_yaml(entry.yaml_path, resolve_func=True)
@@ -258,7 +193,7 @@ def check_judge(js: JudgeSettings, report: PreflightReport, tasks: Sequence[str]
 
     task = ", ".join(tasks) or None
     if js.model.startswith(LOCAL_JUDGE_PREFIX):
-        target = js.model[len(LOCAL_JUDGE_PREFIX):]
+        target = js.model[len(LOCAL_JUDGE_PREFIX) :]
         if _local_dir_named(target):
             path = Path(target).expanduser()
             if not path.is_dir():
@@ -273,7 +208,12 @@ def check_judge(js: JudgeSettings, report: PreflightReport, tasks: Sequence[str]
     shown = redact_url(url)
     setting = "judge_base_url" if js.base_url else "the OpenAI API (no judge_base_url)"
     host = (urlsplit(url).hostname or "").lower()
-    if js.base_url and host != "api.openai.com" and js.api_key_env == DEFAULT_KEY_ENV and os.environ.get(DEFAULT_KEY_ENV):
+    if (
+        js.base_url
+        and host != "api.openai.com"
+        and js.api_key_env == DEFAULT_KEY_ENV
+        and os.environ.get(DEFAULT_KEY_ENV)
+    ):
         report.warn(
             f"judge_base_url {shown} is not OpenAI's API, yet the judge would send it your ${DEFAULT_KEY_ENV} "
             f"(the default judge_api_key_env). Name a variable of its own, e.g. --metadata "
@@ -339,7 +279,7 @@ def check_tasks(task_manager, specs: Sequence[Any], model_args: Any = None) -> P
         for js in check_task_data(name, entry, task_manager, report):
             key = json.dumps({**js.fingerprint(), "api_key_env": js.api_key_env}, sort_keys=True)
             judges.setdefault(key, (js, []))[1].append(name)
-    model_settings = _parse_model_args(model_args)
+    model_settings = parse_model_args(model_args)
     for js, tasks in judges.values():
         try:  # lm-eval leaves model_args out of a user's own TaskManager: check them here too
             check_not_self_judge(js, model_settings)
@@ -377,14 +317,17 @@ def summarize_groups(task_manager, specs: Sequence[Any], report: PreflightReport
             hits = [(i, p.kind) for i, p in enumerate(report.problems, start=2) if leaves & set(p.tasks)]
             if hits:
                 kinds = "/".join(dict.fromkeys(kind for _, kind in hits))
-                blocked.append(f"{member} ({kinds}: problem{'s' if len(hits) > 1 else ''} "
-                               f"{', '.join(str(i) for i, _ in hits)})")
+                blocked.append(
+                    f"{member} ({kinds}: problem{'s' if len(hits) > 1 else ''} {', '.join(str(i) for i, _ in hits)})"
+                )
             else:
                 ready.append(member)
         if blocked:
-            line = (f"{len(blocked)} of {len(blocked) + len(ready)} members cannot run: {', '.join(blocked)}"
-                    f"; ready: {', '.join(ready) or 'none'}. `lm-eval-persian data` shows where each benchmark's "
-                    "data comes from and what it needs")
+            line = (
+                f"{len(blocked)} of {len(blocked) + len(ready)} members cannot run: {', '.join(blocked)}"
+                f"; ready: {', '.join(ready) or 'none'}. `lm-eval-persian data` shows where each benchmark's "
+                "data comes from and what it needs"
+            )
             if ready:
                 line += f"; or run the ready members alone: --tasks {','.join(ready)}"
             summaries.append(Problem("suite", line + ".", [spec]))
@@ -400,7 +343,7 @@ def check_served_tokenizer(report: PreflightReport, model: Any, model_args: Any)
 
     if model != "local-completions" or not report.tasks:
         return
-    args = _parse_model_args(model_args)
+    args = parse_model_args(model_args)
     backend = str(args.get("tokenizer_backend", "auto")).lower()
     if args.get("tokenizer") or backend not in ("auto", "huggingface"):
         return
@@ -420,47 +363,6 @@ def check_served_tokenizer(report: PreflightReport, model: Any, model_args: Any)
         "tokenized_requests=False (it tokenizes the text itself); see the README, 'Served models (llama.cpp)'",
         ", ".join(report.tasks),
     )
-
-
-# --------------------------------------------------------------------------- simple_evaluate
-class _RunState:
-    cli = False  # inside the CLI's run: judge failures are reported after results are written
-    failures: list[dict] = []
-    unrequested_samples: tuple[Any, dict] | None = None  # (tracker, samples) to write on failure
-
-
-_state = _RunState()
-
-
-def failure_message(failures: Sequence[Mapping], output_path: str | None = None) -> str:
-    n = len(failures)
-    lines = [
-        f"judge failed on {n} task{'s' if n != 1 else ''}: results (scores of the judged items only, "
-        "with the failure under 'judge_failures') and samples with every reply were written"
-    ]
-    for f in failures:
-        lines.append(f"  - {f.get('task') or 'a judged task'}: {f['message']}")
-    target = output_path or "<output_path>"
-    lines.append(f"Re-score the saved replies once the judge works, without generating again: "
-                 f"lm-eval-persian rejudge {target}")  # fmt: skip
-    return "\n".join(lines)
-
-
-def _pack_engaged(names: Sequence[Any]) -> bool:
-    """Does this call name a pack task? If not, the pack stays out of lm-eval's way entirely."""
-    if compat.is_off("the pre-flight"):
-        return False
-    missing = compat.preflight_missing()
-    if missing:
-        compat.switch_off("the pre-flight", missing)
-        return False
-    try:
-        from lm_eval_persian_culture.harness.discovery import names_pack_tasks
-
-        return names_pack_tasks(names)
-    except Exception as err:  # noqa: BLE001 - never raise inside lm-eval
-        compat.switch_off("the pre-flight", f"what it reads ({type(err).__name__}: {err})")
-        return False
 
 
 def limit_problem(limit: Any) -> str | None:
@@ -492,7 +394,7 @@ def duplicate_problem(task_manager, specs: Sequence[Any]) -> str | None:
     return None
 
 
-def _preflight(params: dict, tasks: Any, model_args: Any) -> list[str]:
+def run_preflight(params: dict, tasks: Any, model_args: Any) -> list[str]:
     """The checks before the model loads; builds lm-eval's TaskManager into ``params`` if missing."""
     task_manager = params.get("task_manager")
     if task_manager is None and tasks:
@@ -501,7 +403,7 @@ def _preflight(params: dict, tasks: Any, model_args: Any) -> list[str]:
 
         from lm_eval_persian_culture.harness.discovery import only_pack_tasks, with_pack_path
 
-        metadata = _parse_model_args(model_args) | dict(params.get("metadata") or {})
+        metadata = parse_model_args(model_args) | dict(params.get("metadata") or {})
         requested = list(tasks) if isinstance(tasks, (list, tuple)) else [tasks]
         pack_only = all(isinstance(t, str) for t in requested) and only_pack_tasks(requested)
         # Only pack tasks asked for: lm-eval's own index (~10 s) would find nothing we need.
@@ -532,264 +434,19 @@ def _preflight(params: dict, tasks: Any, model_args: Any) -> list[str]:
     return leaves
 
 
-def _wrap_simple_evaluate(original: Callable) -> Callable:
-    if getattr(original, "_persian_culture_preflight", False):
-        return original
-    signature = inspect.signature(original)
-
-    def simple_evaluate(*args, **kwargs):
-        try:
-            bound = signature.bind_partial(*args, **kwargs)
-        except TypeError:
-            return original(*args, **kwargs)  # a wrong call gets lm-eval's own error
-        params = dict(bound.arguments)
-        tasks = params.get("tasks") or []
-        if not _pack_engaged(tasks if isinstance(tasks, (list, tuple)) else [tasks]):
-            return original(*args, **kwargs)  # no pack task named: lm-eval exactly as without the pack
-        from lm_eval_persian_culture.judge import filter as judge_filter
-        from lm_eval_persian_culture.judge.settings import JudgeFailureError
-
-        model_args = params.get("model_args")
-        task_manager = params.get("task_manager")
-        restore_env = []
-        if params.get("predict_only"):
-            # Generation only: judged tasks log their samples unscored, TARAZ's embedding metrics
-            # stay unscored without loading a model (an explicit judge_model / embedding_model wins).
-            for var in ("PERSIAN_CULTURE_JUDGE_MODEL", "PERSIAN_CULTURE_EMBEDDING_MODEL"):
-                if var not in os.environ:
-                    os.environ[var] = "none"
-                    restore_env.append(var)
-        try:
-            try:
-                leaves = _preflight(params, tasks, model_args)
-            except PackUserError:
-                raise
-            except Exception as err:  # noqa: BLE001 - a pre-flight that cannot read this lm-eval steps aside
-                compat.switch_off("the pre-flight", f"what it reads ({type(err).__name__}: {err})")
-                leaves = []
-            tracker = params.get("evaluation_tracker")
-            forced_samples = bool(
-                _state.cli and leaves and not params.get("log_samples", True)
-                and tracker is not None and getattr(tracker, "output_path", None)
-            )  # fmt: skip
-            if forced_samples:  # keep every reply in memory, to write it if the judge fails
-                params["log_samples"] = True
-            with judge_filter.collect_judge_failures() as failures:
-                results = original(**params)
-        finally:
-            for var in restore_env:
-                os.environ.pop(var, None)
-        if results is None:
-            return results
-        if forced_samples:
-            samples = results.pop("samples", None)
-            if failures and samples is not None:
-                _state.unrequested_samples = (tracker, samples)
-        if failures:
-            results["judge_failures"] = list(failures)
-            if _state.cli:
-                _state.failures.extend(failures)
-            else:
-                err = JudgeFailureError(failure_message(failures))
-                err.results = results  # Python API: nothing lost, the results ride on the error
-                raise err
-        return results
-
-    simple_evaluate.__wrapped__ = original
-    simple_evaluate.__doc__ = original.__doc__
-    simple_evaluate.__name__ = original.__name__
-    simple_evaluate.__signature__ = signature
-    simple_evaluate._persian_culture_preflight = True
-    return simple_evaluate
-
-
 def _first_process_of_launch() -> bool:
     from lm_eval_persian_culture.judge.launch import Launch
 
     return Launch.from_env().first
 
 
-def _patch_evaluator(module) -> None:
-    missing = compat.has_parameters(getattr(module, "simple_evaluate", None), "tasks", "task_manager", "model_args")
-    if missing:
-        compat.switch_off("the pre-flight", missing)
-        return
-    module.simple_evaluate = _wrap_simple_evaluate(module.simple_evaluate)
-    parent = sys.modules.get("lm_eval")
-    if parent is not None and "simple_evaluate" in vars(parent):
-        parent.simple_evaluate = module.simple_evaluate
-
-
-# --------------------------------------------------------------------------- CLI guard
-def debug_wanted(args: Any = None) -> bool:
-    level = (getattr(args, "verbosity", None) or "") if args is not None else ""
-    return str(level).upper() == "DEBUG" or os.environ.get("LMEVAL_LOG_LEVEL", "").upper() == "DEBUG"
-
-
-def fail(message: str) -> None:
-    """Print one message as the last thing the process prints, and exit with status 2."""
-    from lm_eval_persian_culture.judge import filter as judge_filter
-
-    sys.stdout.flush()
-    judge_filter._print_usage_at_exit()  # before the message, so the message stays last
-    print(message, file=sys.stderr, flush=True)
-    raise SystemExit(EXIT_USER_ERROR)
-
-
-def user_error_message(err: BaseException) -> str | None:
-    """The message to print for an error a user can fix, or None for a real bug."""
-    if isinstance(err, PackUserError):
-        return str(err)
-    text = str(err)
-    if isinstance(err, ValueError) and text.startswith("Tasks not found:"):
-        return tasks_not_found_message([t.strip() for t in text.split(":", 1)[1].split(",") if t.strip()])
-    if isinstance(err, ValueError) and text.startswith("Duplicate task"):
-        # lm-eval 0.4.13 refuses a group and one of its members in one --tasks list (0.5 accepts it)
-        return f"{text}. Name the group or its members, not both."
-    return None
-
-
-def tasks_not_found_message(missing: Sequence[str]) -> str:
-    from lm_eval_persian_culture.harness.catalogue import pack_task_names
-
-    names = pack_task_names()
-    return "Tasks not found: " + ", ".join(f"{m}{suggest(m, names)}" for m in missing)
-
-
-def guarded(fn: Callable, args: Any, output_path: str | None = None) -> Any:
-    """Run a CLI command: user errors and judge failures become one message and exit status 2."""
-    _state.cli = True
-    _state.failures = []
-    _state.unrequested_samples = None
-    try:
-        result = fn()
-    except Exception as err:  # noqa: BLE001
-        message = user_error_message(err)
-        if message is None or debug_wanted(args):
-            raise
-        fail(message)
-    finally:
-        _state.cli = False
-    if _state.failures:
-        if _state.unrequested_samples is not None:
-            tracker, samples = _state.unrequested_samples
-            for task_name, task_samples in samples.items():
-                tracker.save_results_samples(task_name=task_name, samples=task_samples)
-        fail(failure_message(_state.failures, output_path))
-    return result
-
-
-def _task_names(tasks: Any) -> list[str]:
-    """The --tasks value (``a,b`` or a list) as names; paths and patterns stay as given."""
-    if not tasks:
-        return []
-    items = tasks.split(",") if isinstance(tasks, str) else [str(t) for t in tasks]
-    return [t.strip() for t in items if t.strip()]
-
-
-def refuse_misspelt_names(args: Any) -> None:
-    """A misspelt pack task name gets its suggestion at once, before lm-eval indexes its built-ins."""
-    from lm_eval_persian_culture.harness.discovery import misspelt_pack_names
-
-    misspelt = misspelt_pack_names(_task_names(getattr(args, "tasks", None)), getattr(args, "include_path", None))
-    if misspelt:
-        raise UserInputError(tasks_not_found_message(misspelt))
-
-
-def _misspelt(args: Any) -> list[str]:
-    """Misspelt pack names among --tasks (see ``discovery.misspelt_pack_names``); [] if it cannot tell."""
-    from lm_eval_persian_culture.harness.discovery import misspelt_pack_names
-
-    try:
-        return misspelt_pack_names(_task_names(getattr(args, "tasks", None)), getattr(args, "include_path", None))
-    except Exception:  # noqa: BLE001 - lm-eval's own index decides then
-        return []
-
-
-def _patch_run(module) -> None:
-    cls = getattr(module, "Run", None)
-    current = cls.__dict__.get("_execute") if isinstance(cls, type) else None
-    original = current.__func__ if isinstance(current, staticmethod) else current
-    if not callable(original):
-        compat.switch_off("the pre-flight of `lm_eval run`", "lm_eval._cli.run.Run._execute")
-        return
-    if getattr(original, "_persian_culture_preflight", False):
-        return
-
-    def _execute(args):
-        from lm_eval_persian_culture.harness.discovery import skip_builtin_index
-
-        names = _task_names(getattr(args, "tasks", None))
-        if not _pack_engaged(names) and not _misspelt(args):
-            return original(args)  # no pack task named: lm-eval's own command, untouched
-
-        def run() -> Any:
-            refuse_misspelt_names(args)
-            return original(args)
-
-        with skip_builtin_index(names, getattr(args, "include_path", None)):
-            return guarded(run, args, getattr(args, "output_path", None))
-
-    _execute._persian_culture_preflight = True
-    cls._execute = staticmethod(_execute)
-
-
-def _patch_validate(module) -> None:
-    cls = getattr(module, "Validate", None)
-    if not all(callable(getattr(cls, name, None)) for name in ("_add_args", "_execute")):
-        compat.switch_off("the pre-flight of `lm_eval validate`", "lm_eval._cli.validate.Validate._add_args/_execute")
-        return
-    if getattr(cls._execute, "_persian_culture_preflight", False):
-        return
-    original_add_args = cls._add_args
-    original_execute = cls._execute
-
-    def _add_args(self) -> None:
-        original_add_args(self)
-        self._parser.add_argument(
-            "--metadata", type=str, default=None, metavar="JSON",
-            help="(lm-eval-persian-culture) run settings as in `run --metadata`: judge_model, data_dir, ...",
-        )  # fmt: skip
-        self._parser.add_argument(
-            "--model_args", type=str, default=None, metavar="ARGS",
-            help="(lm-eval-persian-culture) the evaluated model's args, for the self-judging check",
-        )  # fmt: skip
-
-    def _execute(self, args) -> None:
-        from lm_eval_persian_culture.harness.discovery import skip_builtin_index
-
-        names = _task_names(getattr(args, "tasks", None))
-        if not _pack_engaged(names) and not _misspelt(args):
-            given = [f"--{flag} {value}" for flag in ("metadata", "model_args") if (value := getattr(args, flag, None))]
-            if given:  # lm-eval's validate has neither flag: refuse them as its parser would
-                self._parser.error(f"unrecognized arguments: {' '.join(given)}")
-            return original_execute(self, args)
-        with skip_builtin_index(names, getattr(args, "include_path", None)):
-            guarded(lambda: (refuse_misspelt_names(args), _validate_or_step_aside(self, args)), args)
-
-    def _validate_or_step_aside(self, args) -> None:
-        try:
-            validate(args)
-        except PackUserError:
-            raise
-        except Exception as err:  # noqa: BLE001 - a pack validate that cannot read this lm-eval steps aside
-            if debug_wanted(args):
-                raise
-            compat.switch_off("the pre-flight of `lm_eval validate`", f"what it reads ({type(err).__name__}: {err})")
-            original_execute(self, args)
-
-    _execute._persian_culture_preflight = True
-    cls._add_args = _add_args
-    cls._execute = _execute
-
-
 def validate(args) -> None:
     """``validate``: lm-eval's existence check, then the pack's pre-flight, saying what it checked."""
     from lm_eval.tasks import TaskManager
 
-    metadata = _parse_metadata(getattr(args, "metadata", None))
+    metadata = parse_metadata(getattr(args, "metadata", None))
     model_args = getattr(args, "model_args", None)
-    metadata = _parse_model_args(model_args) | metadata
+    metadata = parse_model_args(model_args) | metadata
     task_manager = TaskManager(include_path=args.include_path, metadata=metadata)
     task_list = [t.strip() for t in args.tasks.split(",") if t.strip()]
     print(f"Validating tasks: {task_list}")
@@ -807,128 +464,7 @@ def validate(args) -> None:
     print("All tasks found and valid")
 
 
-def _parse_metadata(text: str | None) -> dict:
-    if not text:
-        return {}
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as err:
-        from lm_eval_persian_culture.scoring.records import json_error_text
-
-        raise UserInputError(f"--metadata is not valid JSON ({json_error_text(err)}): {text}") from None
-    if not isinstance(value, dict):
-        raise UserInputError(f"--metadata must be a JSON object, got {type(value).__name__}")
-    return value
-
-
-def argv_problem(argv: Sequence[str]) -> str | None:
-    """Malformed ``--metadata`` JSON, when pack tasks are named: lm-eval 0.4.13's parser turns it into
-    a traceback (0.5's into an argparse error); found here before the parser, with one message."""
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--tasks", "-t", nargs="*", default=[])
-    parser.add_argument("--metadata", nargs="*", default=None)
-    known, _ = parser.parse_known_args(list(argv))
-    if not known.metadata or not _pack_engaged(_task_names(",".join(known.tasks))):
-        return None
-    for text in known.metadata:
-        if "{" not in text:
-            continue  # key=value pairs: lm-eval's own syntax
-        try:
-            json.loads(text)
-        except json.JSONDecodeError as err:
-            return f"--metadata is not valid JSON ({err.msg} at char {err.pos}): {text}"
-    return None
-
-
-def _patch_cli(module) -> None:
-    cls = getattr(module, "HarnessCLI", None)
-    original = getattr(cls, "parse_args", None)
-    if not callable(original):
-        compat.switch_off("the --metadata check of `lm_eval run`", "lm_eval._cli.harness.HarnessCLI.parse_args")
-        return
-    if getattr(original, "_persian_culture_preflight", False):
-        return
-
-    def parse_args(self, *args, **kwargs):
-        try:
-            message = argv_problem(sys.argv[1:])
-        except Exception:  # noqa: BLE001 - a check that cannot parse leaves it to lm-eval's parser
-            message = None
-        if message:
-            fail(message)
-        return original(self, *args, **kwargs)
-
-    parse_args._persian_culture_preflight = True
-    cls.parse_args = parse_args
-
-
-# --------------------------------------------------------------------------- install
-_PATCHES: dict[str, Callable] = {
-    "lm_eval.evaluator": _patch_evaluator,
-    "lm_eval._cli.run": _patch_run,
-    "lm_eval._cli.validate": _patch_validate,
-    "lm_eval._cli.harness": _patch_cli,
-}
-
-
-def _apply(patch: Callable, module) -> None:
-    """One patch; whatever it meets, lm-eval's module stays importable and unpatched."""
-    try:
-        patch(module)
-    except Exception as err:  # noqa: BLE001 - the pack must never break lm-eval
-        compat.switch_off(f"the pre-flight ({module.__name__})", f"what it patches ({type(err).__name__}: {err})")
-
-
-class _PatchingLoader(importlib.abc.Loader):
-    """Runs the real loader, then patches the fresh module."""
-
-    def __init__(self, loader, patch: Callable) -> None:
-        self._loader = loader
-        self._patch = patch
-
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module) -> None:
-        self._loader.exec_module(module)
-        _apply(self._patch, module)
-
-    def __getattr__(self, name: str):  # get_source, get_data, ... for inspect and importlib.resources
-        return getattr(self._loader, name)
-
-
-class _PatchOnImport(importlib.abc.MetaPathFinder):
-    """Patches lm-eval modules when they are first imported (install() must not import them)."""
-
-    _persian_culture_preflight = True
-
-    def find_spec(self, fullname, path, target=None):
-        patch = _PATCHES.get(fullname)
-        if patch is None:
-            return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(fullname, path, target)
-            if spec is not None:
-                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                    spec.loader = _PatchingLoader(spec.loader, patch)
-                return spec
-        return None
-
-
-def install() -> None:
-    """Make lm-eval run the pack's pre-flight before loading any model (idempotent, cheap).
-
-    Patches ``lm_eval.evaluator.simple_evaluate`` and the ``run`` / ``validate`` subcommands,
-    now if already imported, else when first imported. For ``validate --metadata`` to exist,
-    call it before lm-eval's CLI parser is built (i.e. before ``lm_eval._cli.validate`` is imported).
-    """
-    if not any(getattr(f, "_persian_culture_preflight", False) for f in sys.meta_path):
-        sys.meta_path.insert(0, _PatchOnImport())
-    for name, patch in _PATCHES.items():
-        module = sys.modules.get(name)
-        # A module still executing (lm_eval.evaluator imports lm_eval.tasks, where the startup hook
-        # acts) is patched by the finder above when its import finishes, not now, half-built.
-        if module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False):
-            _apply(patch, module)
+__all__ = [
+    "PreflightError", "PreflightReport", "Problem", "check_judge", "check_served_tokenizer", "check_task_data",
+    "check_tasks", "duplicate_problem", "format_problems", "limit_problem", "run_preflight", "summarize_groups", "validate",
+]  # fmt: skip

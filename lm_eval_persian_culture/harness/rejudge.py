@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from lm_eval_persian_culture.errors import UserInputError
-from lm_eval_persian_culture.harness.preflight import check_tasks, failure_message
+from lm_eval_persian_culture.harness.guard import failure_message
+from lm_eval_persian_culture.harness.preflight import check_tasks
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
@@ -334,14 +335,14 @@ def rejudge(path: Path, overrides: Mapping[str, Any]) -> tuple[Path, dict, list[
 
 
 def main(argv: list[str] | None = None) -> None:
+    from lm_eval_persian_culture.harness.resolve import parse_metadata
     from lm_eval_persian_culture.judge import JudgeFailureError
-    from lm_eval_persian_culture.harness.preflight import _parse_metadata
 
     parser = argparse.ArgumentParser(prog="lm-eval-persian rejudge", description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", type=Path, help="the run's --output_path (or one results_*.json in it)")
     parser.add_argument("--metadata", default=None, help="JSON settings overriding the run's (judge_model, ...)")
     args = parser.parse_args(argv)
-    out_path, new, failures = rejudge(args.out_dir, _parse_metadata(args.metadata))
+    out_path, new, failures = rejudge(args.out_dir, parse_metadata(args.metadata))
     from lm_eval.utils import make_table
 
     print(make_table(new))

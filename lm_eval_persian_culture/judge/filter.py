@@ -29,6 +29,7 @@ from lm_eval_persian_culture.judge import (
     check_not_self_judge,
     parse_yes_no,
 )
+from lm_eval_persian_culture.lm_eval_stack import current_task_name
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
@@ -130,7 +131,7 @@ def run_judge(
     except JudgeFailureError as err:
         if _failure_sink is None:
             raise
-        task = _current_task_name()
+        task = current_task_name()
         failed = sum(r.error is not None for r in results)
         _failure_sink.append({
             "task": task, "judge_model": js.model, "items": len(results), "no_verdict": failed,
@@ -212,22 +213,6 @@ class collect_judge_failures:
     def __exit__(self, *exc: object) -> None:
         global _failure_sink
         _failure_sink = self._outer
-
-
-def _current_task_name() -> str | None:
-    """The lm-eval task whose filters are running (ConfigurableTask.apply_filters on the stack)."""
-    frame = sys._getframe(1)
-    try:
-        while frame is not None:
-            if frame.f_code.co_name == "apply_filters":
-                task = frame.f_locals.get("self")
-                name = getattr(getattr(task, "config", None), "task", None)
-                if isinstance(name, str):
-                    return name
-            frame = frame.f_back
-    finally:
-        del frame
-    return None
 
 
 @atexit.register

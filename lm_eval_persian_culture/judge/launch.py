@@ -25,13 +25,14 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
-import sys
 import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
+
+from lm_eval_persian_culture.lm_eval_stack import lm_eval_world_size
 
 
 @dataclass(frozen=True)
@@ -80,24 +81,6 @@ def _launch_id(env: Mapping[str, str]) -> str:
         str(os.getppid()) if run_id in ("", "none") else "",
     ]
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:16]
-
-
-def lm_eval_world_size() -> int | None:
-    """``lm.world_size`` of the lm-eval evaluation running on this call stack; None outside one.
-
-    Read from lm-eval's ``evaluate`` frame because filters are given no model: it is what decides
-    whether this process got its own shard of the docs (> 1) or all of them (1).
-    """
-    frame = sys._getframe(1)
-    try:
-        while frame is not None:
-            if frame.f_code.co_name == "evaluate" and frame.f_globals.get("__name__") == "lm_eval.evaluator":
-                size = getattr(frame.f_locals.get("lm"), "world_size", None)
-                return size if isinstance(size, int) else None
-            frame = frame.f_back
-    finally:
-        del frame
-    return None
 
 
 @dataclass(frozen=True)
@@ -169,4 +152,4 @@ def _reset_batch_numbers() -> None:  # for tests that run several evaluations in
     _batch_numbers.clear()
 
 
-__all__ = ["Launch", "SharedBatch", "judging_process_ended", "lm_eval_world_size", "shared_batch"]
+__all__ = ["Launch", "SharedBatch", "judging_process_ended", "shared_batch"]

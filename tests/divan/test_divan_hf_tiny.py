@@ -85,7 +85,7 @@ def no_system_model(tiny_model, tmp_path_factory):
 def test_system_role_probe(tiny_model, no_system_model):
     from transformers import AutoTokenizer
 
-    from lm_eval_persian_culture.scoring.run_context import chat_template_keeps_system, template_keeps_system
+    from lm_eval_persian_culture.tasks.divan.chat_template import chat_template_keeps_system, template_keeps_system
 
     assert template_keeps_system(AutoTokenizer.from_pretrained(tiny_model)) is True
     assert template_keeps_system(AutoTokenizer.from_pretrained(no_system_model)) is False

@@ -44,7 +44,8 @@ from lm_eval_persian_culture.scoring.extract import LETTERS, extract_choice, ext
 from lm_eval_persian_culture.text.persian import script_language
 from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
 from lm_eval_persian_culture.scoring import llm_extract as llm_extract_lib
-from lm_eval_persian_culture.scoring.run_context import chat_template_keeps_system, lm_eval_context
+from lm_eval_persian_culture.lm_eval_stack import lm_eval_context
+from lm_eval_persian_culture.tasks.divan.chat_template import chat_template_keeps_system
 from lm_eval_persian_culture.tasks._taskgen import SIGNED, magnitude_name
 
 logger = logging.getLogger("lm_eval_persian_culture")

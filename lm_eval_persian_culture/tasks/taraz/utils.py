@@ -27,10 +27,10 @@ from lm_eval_persian_culture.data.sources import (
 )
 from lm_eval_persian_culture.judge.filter import judge_for, prepare_judge, template_id
 from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
+from lm_eval_persian_culture.lm_eval_stack import running_task_metadata
 from lm_eval_persian_culture.tasks.taraz import embeddings
 from lm_eval_persian_culture.tasks.taraz import short_answer as sa
 from lm_eval_persian_culture.tasks.taraz.embeddings import prepare_embedding_model
-from lm_eval_persian_culture.scoring.run_context import running_task_metadata
 from lm_eval_persian_culture.text.normalize import HAZM_BACKEND
 
 logger = logging.getLogger("lm_eval_persian_culture")
