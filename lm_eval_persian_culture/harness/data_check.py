@@ -54,10 +54,8 @@ class Dataset:
         if self.access == PUBLIC:
             return "nothing: read online at run time; offline, a local copy in a data dir (layout above)"
         if self.access == GATED:
-            return (
-                f"accept the terms on https://huggingface.co/datasets/{self.hub_repo} and log in "
-                "(`huggingface-cli login` or HF_TOKEN); or a local copy in a data dir (layout above)"
-            )
+            return (f"accept the terms on https://huggingface.co/datasets/{self.hub_repo} and log in "
+                    "(`huggingface-cli login` or HF_TOKEN); or a local copy in a data dir (layout above)")
         return "your own copy in a data dir, in the layout above"
 
 
@@ -82,12 +80,8 @@ def _divan(settings: dict) -> str:
 def _percul(settings: dict) -> str:
     from lm_eval_persian_culture.tasks.percul import source
 
-    return _rows(
-        [
-            (source.source_file(split, settings).filename, len(source.load_items(split, settings)[0]))
-            for split in source.SPLITS.values()
-        ]
-    )
+    return _rows([(source.source_file(split, settings).filename, len(source.load_items(split, settings)[0]))
+                  for split in source.SPLITS.values()])
 
 
 def _one_source(module: str, name: str) -> Callable[[dict], str]:
@@ -103,7 +97,7 @@ def _one_source(module: str, name: str) -> Callable[[dict], str]:
 
 
 def _cac(settings: dict) -> str:
-    from lm_eval_persian_culture.tasks.cac.utils import ANNOTATIONS, CONVERSATIONS, COUNTRIES, build_docs
+    from lm_eval_persian_culture.tasks.cac.utils import ANNOTATIONS, COUNTRIES, CONVERSATIONS, build_docs
 
     docs = build_docs(COUNTRIES, ANNOTATIONS, settings)  # both files and the checks across them
     return f"{CONVERSATIONS.filename} + {ANNOTATIONS.filename}: {len(docs)} docs ({len(COUNTRIES)} countries)"
@@ -112,90 +106,72 @@ def _cac(settings: dict) -> str:
 TARAZ_UTILS = "lm_eval_persian_culture.tasks.taraz.utils"
 DATASETS: tuple[Dataset, ...] = (
     Dataset(
-        "TaarofBench",
-        ("taarof*",),
-        PUBLIC,
+        "TaarofBench", ("taarof*",), PUBLIC,
         "GitHub niktaas/TAAROFBENCH at commit 6643f6c (CC0)",
         ("taarof/taarof-expected.jsonl", "taarof/non-taarof.jsonl"),
         "the release's JSON lines, fields Setting, Topic, Type, Environment, User Role, LLM Role, Context, "
         "Utterance, Annotations",
         _taarof,
         probe_url="https://raw.githubusercontent.com/niktaas/TAAROFBENCH/6643f6c993c7b28eb8c09dab824bdb9f49009978/"
-        "data/taarof-expected.jsonl",
+                  "data/taarof-expected.jsonl",
     ),
     Dataset(
-        "DivanBench",
-        ("divan*",),
-        PUBLIC,
+        "DivanBench", ("divan*",), PUBLIC,
         "Hugging Face hub divanbench/divanbench (configs factual, binary, scenario; revision not pinned)",
         ("divan/factual.jsonl", "divan/binary.jsonl", "divan/scenario.jsonl"),
         "JSON lines; factual and scenario: id, question, option_a-option_d, answer (A-D); binary: id, pair_id, "
         "polarity (positive/negative), statement, answer (yes/no), one positive and one negative row per pair_id",
         _divan,
-        probe_url="https://huggingface.co/api/datasets/divanbench/divanbench",
-        hub_repo="divanbench/divanbench",
+        probe_url="https://huggingface.co/api/datasets/divanbench/divanbench", hub_repo="divanbench/divanbench",
         note="the hub's layout was never verified from the pack's machines: if it does not fit, loading stops "
-        "listing the columns found; a local copy in the layout above always works",
+             "listing the columns found; a local copy in the layout above always works",
     ),
     Dataset(
-        "PerCul",
-        ("percul*", "taraz_percul_saq*", "taraz", "taraz_judged"),
-        GATED,
+        "PerCul", ("percul*", "taraz_percul_saq*", "taraz", "taraz_judged"), GATED,
         "Hugging Face hub teias-ai/percul (gated), splits original_persian and gpt_english_translation",
         ("percul/original_persian.jsonl", "percul/gpt_english_translation.jsonl"),
         "the hub's columns ID, Category, Topic, Story, Choice 1-Choice 4, Correct Choice (1-4); .jsonl, .csv or "
         ".parquet",
         _percul,
         # the hub's access check: 200 with a token that may read the files, 403 when the terms are not accepted
-        probe_url="https://huggingface.co/api/datasets/teias-ai/percul/auth-check",
-        hub_repo="teias-ai/percul",
+        probe_url="https://huggingface.co/api/datasets/teias-ai/percul/auth-check", hub_repo="teias-ai/percul",
     ),
     Dataset(
-        "TARAZ: BLEnD Iran",
-        ("taraz_blend*", "taraz", "taraz_judged"),
-        PUBLIC,
+        "TARAZ: BLEnD Iran", ("taraz_blend*", "taraz", "taraz_judged"), PUBLIC,
         "GitHub nlee0212/BLEnD at commit 24e7d73 (data/annotations/Iran_data.json)",
         ("taraz/blend_iran/Iran_data.json",),
         "BLEnD's JSON object keyed by question id (question, annotations, idks)",
         _one_source(TARAZ_UTILS, "BLEND_SOURCE"),
         probe_url="https://raw.githubusercontent.com/nlee0212/BLEnD/24e7d732c082c224b3bc9c7dc3b884fe83fb8cc8/"
-        "data/annotations/Iran_data.json",
+                  "data/annotations/Iran_data.json",
     ),
     Dataset(
-        "TARAZ: ISN-SAQ",
-        ("taraz_isn_saq", "taraz_isn_saq_judged", "taraz", "taraz_judged"),
-        UNPUBLISHED,
-        "",
+        "TARAZ: ISN-SAQ", ("taraz_isn_saq", "taraz_isn_saq_judged", "taraz", "taraz_judged"), UNPUBLISHED, "",
         ("taraz/ISN/isn_farsi_saq.csv",),
         "CSV (UTF-8, header row) with columns id, question, answer (Persian), TARAZ's 535 questions",
         _one_source(TARAZ_UTILS, "ISN_SAQ_SOURCE"),
         note="TARAZ's own file (github.com/Georgetown-IR-Lab/TARAZ, ISN/isn_farsi_saq.csv) could not be reached; "
-        "taraz_isn_saq_derived runs on the public ISN instead",
+             "taraz_isn_saq_derived runs on the public ISN instead",
     ),
     Dataset(
-        "TARAZ: ISN (derived questions)",
-        ("taraz_isn_saq_derived*",),
-        PUBLIC,
+        "TARAZ: ISN (derived questions)", ("taraz_isn_saq_derived*",), PUBLIC,
         "GitHub hamidds/PSND at commit be9ae9b",
         ("taraz/isn/[ISN] FINAL - wo_demographiccols-updated.csv",),
         "the release's CSV, columns ID, Label, scope - EN, Norm - FA, Environment - FA",
         _one_source(TARAZ_UTILS, "ISN_SOURCE"),
         probe_url="https://raw.githubusercontent.com/hamidds/PSND/be9ae9b8b3aeed14188a1bdd1a637d9c9a95f7cc/"
-        "%5BISN%5D%20FINAL%20-%20wo_demographiccols-updated.csv",
+                  "%5BISN%5D%20FINAL%20-%20wo_demographiccols-updated.csv",
     ),
     Dataset(
-        "CAC",
-        ("cac*",),
-        UNPUBLISHED,
-        "",
+        "CAC", ("cac*",), UNPUBLISHED, "",
         ("cac/conversations.jsonl", "cac/annotations.jsonl"),
         "JSON lines; conversations: id, situation, relationship, stylistic_axis, characters, first_turn, "
         "response_1-response_5; annotations: conversation_id, country, annotator, pick (1-5), every conversation "
         "picked by every country (cac_iran also needs cac/annotations_iran.jsonl)",
         _cac,
         note="the authors' repository (github.com/shreyahavaldar/culturally_aware_conversations) could not be read "
-        "when the pack was written, so the pack has no downloader; convert its data into this layout "
-        "(tasks/cac/README.md)",
+             "when the pack was written, so the pack has no downloader; convert its data into this layout "
+             "(tasks/cac/README.md)",
     ),
 )
 SUITE = "persian_culture"
@@ -258,9 +234,8 @@ def local_copy_hint(ds: Dataset, data_dir: Path | str = "<data_dir>") -> str:
     return ", ".join(f"{data_dir}/{f}" for f in ds.files)
 
 
-def check(
-    ds: Dataset, settings: Mapping, network: bool = True, probe_fn: Callable[..., tuple[int | None, str]] = probe
-) -> Status:
+def check(ds: Dataset, settings: Mapping, network: bool = True,
+          probe_fn: Callable[..., tuple[int | None, str]] = probe) -> Status:
     data_dir = resolve_data_dir(settings)
     if data_dir is not None:
         try:
@@ -280,26 +255,18 @@ def check(
         return Status(ds, False, "offline", f"{' and '.join(offline)} set, so the online release cannot be read: {put}")
     token = _hf_token() if ds.hub_repo else None
     if ds.access == GATED and not token:
-        return Status(
-            ds,
-            False,
-            "needs token",
-            f"no Hugging Face token found: accept the terms on https://huggingface.co/datasets/{ds.hub_repo}, "
-            f"then `huggingface-cli login` (or set HF_TOKEN); or {put}",
-        )
+        return Status(ds, False, "needs token",
+                      f"no Hugging Face token found: accept the terms on https://huggingface.co/datasets/{ds.hub_repo}, "
+                      f"then `huggingface-cli login` (or set HF_TOKEN); or {put}")
     if not network or not ds.probe_url:
         return Status(ds, False, "not checked", f"online release not probed (--no-network); {ds.online}")
     status, reason = probe_fn(ds.probe_url, token)
     if status is None:
         return Status(ds, False, "unreachable", f"{ds.probe_url} cannot be reached ({reason}): {put}")
     if status in (401, 403):
-        return Status(
-            ds,
-            False,
-            "refused",
-            f"the hub refused the token (HTTP {status}): accept the terms on "
-            f"https://huggingface.co/datasets/{ds.hub_repo} with that account; or {put}",
-        )
+        return Status(ds, False, "refused",
+                      f"the hub refused the token (HTTP {status}): accept the terms on "
+                      f"https://huggingface.co/datasets/{ds.hub_repo} with that account; or {put}")
     if status >= 400:
         return Status(ds, False, "unreachable", f"{ds.probe_url} answered HTTP {status} ({reason}): {put}")
     return Status(ds, True, "ready", f"online release reachable ({ds.online}); read at run time")
@@ -347,16 +314,12 @@ def format_table(statuses: Sequence[Status], data_dir: Path | None) -> str:
     if all(members.values()):
         ready = [m for m, ss in members.items() if all(s.ready for s in ss)]
         blocked = [m for m in members if m not in ready]
-        lines.append(
-            f"{SUITE}: {len(ready)} of {len(members)} members ready ({', '.join(ready) or 'none'})"
-            + (f"; cannot run: {', '.join(blocked)}" if blocked else "")
-        )
+        lines.append(f"{SUITE}: {len(ready)} of {len(members)} members ready ({', '.join(ready) or 'none'})"
+                     + (f"; cannot run: {', '.join(blocked)}" if blocked else ""))
         if blocked and ready:
             lines.append(f"  run the ready ones alone with --tasks {','.join(ready)}")
-    lines.append(
-        "TARAZ's embedding metrics also need a sentence-embedding model (`embedding_model`; "
-        "see lm_eval_persian_culture/tasks/taraz/README.md)."
-    )
+    lines.append("TARAZ's embedding metrics also need a sentence-embedding model (`embedding_model`; "
+                 "see lm_eval_persian_culture/tasks/taraz/README.md).")
     return "\n".join(lines)
 
 
@@ -364,16 +327,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="lm-eval-persian data",
         description="Which benchmarks' data is ready in this setup, where each comes from and what it needs. "
-        "Exit status 0 when every dataset asked about is ready, 1 otherwise.",
-    )
+                    "Exit status 0 when every dataset asked about is ready, 1 otherwise.")
     parser.add_argument("--data_dir", default=None, help=f"a local data dir (default: ${DATA_DIR_ENV})")
     parser.add_argument("--metadata", default=None, help="run settings as JSON, as in `run --metadata` (data_dir)")
-    parser.add_argument(
-        "--tasks", default=None, help=f"only the datasets these tasks read (comma-separated; {SUITE} = its members)"
-    )
-    parser.add_argument(
-        "--no-network", "--no_network", dest="network", action="store_false", help="do not probe the online releases"
-    )
+    parser.add_argument("--tasks", default=None, help="only the datasets these tasks read (comma-separated; "
+                                                      f"{SUITE} = its members)")
+    parser.add_argument("--no-network", "--no_network", dest="network", action="store_false",
+                        help="do not probe the online releases")
     args = parser.parse_args(argv)
     from lm_eval_persian_culture.errors import UserInputError
     from lm_eval_persian_culture.harness.preflight import _parse_metadata
@@ -389,10 +349,8 @@ def main(argv: list[str] | None = None) -> int:
         chosen = datasets_for(names)
         unknown = [t for t in names if t != SUITE and not any(ds.serves(t) for ds in DATASETS)]
         if unknown:
-            raise UserInputError(
-                f"--tasks: {', '.join(unknown)} read no dataset the pack knows "
-                f"(pack tasks start with taarof, divan, percul, taraz or cac)"
-            )
+            raise UserInputError(f"--tasks: {', '.join(unknown)} read no dataset the pack knows "
+                                 f"(pack tasks start with taarof, divan, percul, taraz or cac)")
     else:
         chosen = [(ds, []) for ds in DATASETS]
     statuses = []
