@@ -240,7 +240,7 @@ def make_field_aggregations(
     field: str, values: Mapping[str, object], score: Callable[[Iterable[Mapping]], float]
 ) -> dict[str, Callable]:
     """``{name: score over the records whose record[field] == value}`` for each name: the one
-    implementation of "a score per value of a field" (a category, an axis, a country, a topic...)."""
+    implementation of "a score per value of a field" (a category, an axis, a country, an item type)."""
 
     def for_value(name: str, value: object) -> Callable:
         keep = field_is(field, value)
