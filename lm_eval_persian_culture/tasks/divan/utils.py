@@ -33,7 +33,7 @@ from lm_eval_persian_culture.data.sources import (
     resolve_data_dir,
 )
 from lm_eval_persian_culture.errors import PackUserError
-from lm_eval_persian_culture.judge import extractor as llm_extract_lib
+from lm_eval_persian_culture.judge import extractor
 from lm_eval_persian_culture.scoring.aggregations import (
     field_is,
     group_differences,
@@ -406,14 +406,14 @@ def load(kinds: Sequence[str], prompt_ids: Sequence[int], **settings):
 
 # --------------------------------------------------------------------------- LLM extractor
 # set at dataset load; the rules pipeline asks it about the replies the rules cannot read, the paper pipeline about all
-EXTRACTOR = llm_extract_lib.fallback(LLM_EXTRACTOR_SETTING, "DivanBench", key="divan")
+EXTRACTOR = extractor.fallback(LLM_EXTRACTOR_SETTING, "DivanBench", key="divan")
 
 # The extraction prompts (the paper's were not published) live in judge.extractor;
 # the names stay here for readers of this module and the README.
-LLM_MCQ_TEMPLATE = llm_extract_lib.MCQ_TEMPLATE
-LLM_BINARY_TEMPLATE = llm_extract_lib.YES_NO_TEMPLATE
-parse_llm_choice = llm_extract_lib.parse_choice
-parse_llm_yes_no = llm_extract_lib.parse_yes_no
+LLM_MCQ_TEMPLATE = extractor.MCQ_TEMPLATE
+LLM_BINARY_TEMPLATE = extractor.YES_NO_TEMPLATE
+parse_llm_choice = extractor.parse_choice
+parse_llm_yes_no = extractor.parse_yes_no
 
 
 def configure_extractor(settings: Mapping | None, run: RunSettings | None = None):
@@ -437,21 +437,21 @@ def configure_extractor(settings: Mapping | None, run: RunSettings | None = None
 
 def llm_prompt(doc: dict, reply: str) -> str:
     if doc["type"] == "binary":
-        return llm_extract_lib.yes_no_prompt(doc["statement"], reply)
-    return llm_extract_lib.mcq_prompt(doc["question"], _options(doc), reply)
+        return extractor.yes_no_prompt(doc["statement"], reply)
+    return extractor.mcq_prompt(doc["question"], _options(doc), reply)
 
 
 def llm_extract(
     settings, docs: Sequence[dict], replies: Sequence[str], strict: bool = False
-) -> list[llm_extract_lib.Extracted]:
+) -> list[extractor.Extracted]:
     """One Extracted per reply from the LLM extractor; its answer is "A".."D"/"yes"/"no" or None."""
-    out = [llm_extract_lib.Extracted(None, None, None)] * len(docs)
+    out = [extractor.Extracted(None, None, None)] * len(docs)
     for kind, template, parser in (
         ("mcq", LLM_MCQ_TEMPLATE, parse_llm_choice),
         ("binary", LLM_BINARY_TEMPLATE, parse_llm_yes_no),
     ):
         idx = [i for i, d in enumerate(docs) if (d["type"] == "binary") == (kind == "binary")]
-        found = llm_extract_lib.run_extraction(
+        found = extractor.run_extraction(
             settings, [llm_prompt(docs[i], replies[i]) for i in idx],
             kind=kind, template=template, parser=parser, name="divan", strict=strict,
         )  # fmt: skip
