@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import importlib.machinery
-import json
 import subprocess
 import sys
 import types
@@ -166,7 +165,7 @@ def test_lm_evals_vllm_backend_sends_each_tasks_sampling_and_messages(vllm_stand
     import lm_eval
     from transformers import AutoTokenizer
 
-    from lm_eval_persian_culture.tasks.divan import core as divan_core
+    from lm_eval_persian_culture.tasks.divan import utils as divan_core
     from lm_eval_persian_culture.tasks.taarof import utils as taarof_utils
 
     tm = pack.task_manager(include_defaults=False, metadata={"data_dir": str(data_dir), "judge_model": "none"})

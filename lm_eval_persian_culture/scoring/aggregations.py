@@ -152,3 +152,33 @@ def macro_rate(
     whatever its size. Groups absent from ``items`` do not count; NaN when none is present.
     """
     return mean_or_nan(list(per_group_rate(items, field, group=group, where=where).values()))
+
+
+# --------------------------------------------------------------------------- a score per value of a field
+def field_is(field: str, value: object) -> Callable[[Mapping], bool]:
+    """The ``where`` that keeps the records whose ``field`` holds ``value``."""
+    return lambda it: it.get(field) == value
+
+
+def make_field_aggregations(
+    field: str, values: Mapping[str, object], score: Callable[[Iterable[Mapping]], float]
+) -> dict[str, Callable]:
+    """``{name: score over the records whose record[field] == value}`` for each name: the one
+    implementation of "a score per value of a field" (a category, an axis, a country, an item type)."""
+
+    def for_value(name: str, value: object) -> Callable:
+        keep = field_is(field, value)
+
+        def agg(items: Iterable[Mapping]) -> float:
+            return score(it for it in items if keep(it))
+
+        agg.__name__ = name
+        return agg
+
+    return {name: for_value(name, value) for name, value in values.items()}
+
+
+def make_field_rates(field: str, values: Mapping[str, object], rated: str = "correct") -> dict[str, Callable]:
+    """``{name: mean of record[rated] over the records whose record[field] == value}`` for each name
+    (NaN when the run has none, e.g. under --limit)."""
+    return make_field_aggregations(field, values, lambda items: rate(items, rated))

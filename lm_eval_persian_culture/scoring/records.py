@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 
 def encode_record(fields: dict) -> str:
@@ -58,6 +58,29 @@ def lm_eval_filter(fn: Callable) -> Callable:
         return [[record] for record in out] if filter_outputs_are_lists() else out
 
     return custom_filter
+
+
+def reply_texts(resps: Sequence) -> list[str]:
+    """The reply text of each response lm-eval hands a filter (the first of its list; "" for none)."""
+    return [(r[0] if isinstance(r, (list, tuple)) else r) or "" for r in resps]
+
+
+def record_of(result: Any, fallback: Callable[[str], dict]) -> dict:
+    """The per-doc record a benchmark's filter made (see :func:`decode_record`); when another filter
+    ran instead of it, ``fallback(reply text)`` reads the reply here (by the rules only)."""
+    record = decode_record(result)
+    return fallback(str(result or "")) if record is None else record
+
+
+def make_process_results(value: Callable[[Any, list], Any], metric_names: Sequence[str]) -> Callable[[Any, list], dict]:
+    """A ``process_results`` hook: every metric of the task gets the same per-doc value
+    ``value(doc, results)`` (each metric's aggregation reads what it needs from it)."""
+
+    def process_results(doc: Any, results: list) -> dict:
+        record = value(doc, results)
+        return {name: record for name in metric_names}
+
+    return process_results
 
 
 def json_error_text(err: json.JSONDecodeError, with_line: bool = True) -> str:

@@ -11,7 +11,7 @@ import pytest
 from cac_testlib import ACCEPTED, ACCEPTED_IRAN, FIXTURES, data_dir_with_iran
 
 from lm_eval_persian_culture.data.sources import DataNotFoundError, DataSchemaError
-from lm_eval_persian_culture.tasks.cac import core
+from lm_eval_persian_culture.tasks.cac import utils
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -44,11 +44,11 @@ _DROP = object()
 
 
 def test_docs_carry_the_ranges_computed_from_the_picks():
-    docs = core.build_docs(core.COUNTRIES, core.ANNOTATIONS, {"data_dir": str(FIXTURES)})
+    docs = utils.build_docs(utils.COUNTRIES, utils.ANNOTATIONS, {"data_dir": str(FIXTURES)})
     assert len(docs) == 6 * 8
     # conversation-major: c1 under all eight countries, then c2, ...
     assert [d["conversation_id"] for d in docs[:9]] == ["c1"] * 8 + ["c2"]
-    assert [d["country"] for d in docs[:8]] == list(core.COUNTRIES)
+    assert [d["country"] for d in docs[:8]] == list(utils.COUNTRIES)
     for d in docs:
         assert (d["accepted_first"], d["accepted_last"]) == ACCEPTED[d["conversation_id"]][d["country"]]
         assert d["provenance"].startswith("conversations: local:") and "annotations: local:" in d["provenance"]
@@ -59,12 +59,12 @@ def test_docs_carry_the_ranges_computed_from_the_picks():
 
 
 def test_population_sigma_setting_changes_only_the_cell_it_should():
-    docs = core.build_docs(core.COUNTRIES, core.ANNOTATIONS, {"data_dir": str(FIXTURES), "cac_sigma": "population"})
+    docs = utils.build_docs(utils.COUNTRIES, utils.ANNOTATIONS, {"data_dir": str(FIXTURES), "cac_sigma": "population"})
     changed = [(d["conversation_id"], d["country"]) for d in docs
                if (d["accepted_first"], d["accepted_last"]) != ACCEPTED[d["conversation_id"]][d["country"]]]  # fmt: skip
     assert changed == [("c3", "china")]  # {1,2,5}: 2..4 with the population sigma
     with pytest.raises(ValueError, match="cac_sigma='std'"):
-        core.build_docs(core.COUNTRIES, core.ANNOTATIONS, {"data_dir": str(FIXTURES), "cac_sigma": "std"})
+        utils.build_docs(utils.COUNTRIES, utils.ANNOTATIONS, {"data_dir": str(FIXTURES), "cac_sigma": "std"})
 
 
 def test_a_corrected_annotation_file_changes_the_ranges(tmp_path):
@@ -75,7 +75,7 @@ def test_a_corrected_annotation_file_changes_the_ranges(tmp_path):
     i = next(k for k, r in enumerate(rows) if r["conversation_id"] == "c2" and r["country"] == "japan")
     rows[i]["pick"] = 3
     _write(root / "cac" / "annotations.jsonl", rows)
-    docs = core.build_docs({"japan": "Japan"}, core.ANNOTATIONS, {"data_dir": str(root)})
+    docs = utils.build_docs({"japan": "Japan"}, utils.ANNOTATIONS, {"data_dir": str(root)})
     c2 = next(d for d in docs if d["conversation_id"] == "c2")
     assert (c2["accepted_first"], c2["accepted_last"]) == (1, 2)
 
@@ -89,8 +89,18 @@ def test_a_corrected_annotation_file_changes_the_ranges(tmp_path):
         ("annotations.jsonl", 2, {"pick": None}, "row 2: field 'pick' is missing"),
         ("annotations.jsonl", 7, {"country": "France"}, "row 7: field 'country' has value 'France'"),
         ("annotations.jsonl", 7, {"country": "Iran"}, "Iranian picks go into annotations_iran.jsonl"),
-        ("annotations.jsonl", 9, {"conversation_id": "c99"}, "row 9: field 'conversation_id' value 'c99' names no conversation"),
-        ("annotations.jsonl", 1, {"annotator": "america-1"}, "row 1: field 'annotator' 'america-1' already picked for conversation 'c1' in America (row 0)"),
+        (
+            "annotations.jsonl",
+            9,
+            {"conversation_id": "c99"},
+            "row 9: field 'conversation_id' value 'c99' names no conversation",
+        ),
+        (
+            "annotations.jsonl",
+            1,
+            {"annotator": "america-1"},
+            "row 1: field 'annotator' 'america-1' already picked for conversation 'c1' in America (row 0)",
+        ),
         ("conversations.jsonl", 2, {"relationship": "Cousins"}, "row 2: field 'relationship' has value 'Cousins'"),
         ("conversations.jsonl", 4, {"stylistic_axis": "Humour"}, "row 4: field 'stylistic_axis' has value 'Humour'"),
         ("conversations.jsonl", 1, {"response_3": "  "}, "row 1: field 'response_3' is empty"),
@@ -102,7 +112,7 @@ def test_bad_rows_are_named_before_any_model_time(tmp_path, name, row, changes, 
     root = _copy(tmp_path)
     path = _edit(root, name, row, **changes)
     with pytest.raises(DataSchemaError) as err:
-        core.load_country("america", data_dir=str(root))
+        utils.load_country("america", data_dir=str(root))
     assert str(path) in str(err.value)
     assert message in str(err.value)
 
@@ -111,17 +121,21 @@ def test_relationship_and_axis_spellings_are_accepted(tmp_path):
     root = _copy(tmp_path)
     _edit(root, "conversations.jsonl", 1, relationship="boss/employee", stylistic_axis="Politeness-Rudeness")
     _edit(root, "conversations.jsonl", 0, relationship="Neighbours")
-    docs = core.build_docs({"korea": "Korea"}, core.ANNOTATIONS, {"data_dir": str(root)})
+    docs = utils.build_docs({"korea": "Korea"}, utils.ANNOTATIONS, {"data_dir": str(root)})
     assert [(d["relationship"], d["stylistic_axis"]) for d in docs[:2]] == [
-        ("neighbors", "directness_indirectness"), ("boss_employee", "politeness_rudeness")]
+        ("neighbors", "directness_indirectness"),
+        ("boss_employee", "politeness_rudeness"),
+    ]
 
 
 def test_a_country_without_picks_for_a_conversation(tmp_path):
     root = _copy(tmp_path)
     path = root / "cac" / "annotations.jsonl"
     _write(path, [r for r in _rows(path) if not (r["conversation_id"] == "c4" and r["country"] == "nigeria")])
-    with pytest.raises(DataSchemaError, match=r"conversation 'c4' has no pick from Nigeria \(field 'country' = 'nigeria'\)"):
-        core.load_country("nigeria", data_dir=str(root))
+    with pytest.raises(
+        DataSchemaError, match=r"conversation 'c4' has no pick from Nigeria \(field 'country' = 'nigeria'\)"
+    ):
+        utils.load_country("nigeria", data_dir=str(root))
 
 
 def test_upstream_layout_that_does_not_fit_names_the_expected_columns(tmp_path):
@@ -129,40 +143,50 @@ def test_upstream_layout_that_does_not_fit_names_the_expected_columns(tmp_path):
     (root / "cac").mkdir(parents=True)
     shutil.copy(FIXTURES / "cac" / "annotations.jsonl", root / "cac")
     # a guess at a spreadsheet-like upstream layout: other column names
-    _write(root / "cac" / "conversations.jsonl",
-           [{"Situation": "s", "Relationship": "Friends", "Initial statement": "t", "Response 1": "r"}])
+    _write(
+        root / "cac" / "conversations.jsonl",
+        [{"Situation": "s", "Relationship": "Friends", "Initial statement": "t", "Response 1": "r"}],
+    )
     with pytest.raises(DataSchemaError) as err:
-        core.load_country("india", data_dir=str(root))
+        utils.load_country("india", data_dir=str(root))
     text = str(err.value)
     assert "conversations.jsonl" in text and "columns found ['Situation', 'Relationship'" in text
-    assert ("fields id, situation, relationship, stylistic_axis, characters, first_turn, response_1, response_2, "
-            "response_3, response_4, response_5") in text
+    assert (
+        "fields id, situation, relationship, stylistic_axis, characters, first_turn, response_1, response_2, "
+        "response_3, response_4, response_5"
+    ) in text
 
 
 def test_no_data_dir_says_where_the_data_must_go():
-    with pytest.raises(DataNotFoundError, match=r"CAC: no data dir is set.*culturally_aware_conversations.*"
-                                                r"<data_dir>/cac/conversations.jsonl"):
-        core.load_country("japan")
+    with pytest.raises(
+        DataNotFoundError,
+        match=r"CAC: no data dir is set.*culturally_aware_conversations.*"
+        r"<data_dir>/cac/conversations.jsonl",
+    ):
+        utils.load_country("japan")
 
 
 def test_a_data_dir_without_cac_files(tmp_path):
     with pytest.raises(DataNotFoundError, match="cac/conversations.jsonl: not found"):
-        core.load_country("japan", data_dir=str(tmp_path))
+        utils.load_country("japan", data_dir=str(tmp_path))
 
 
 # ---------------------------------------------------------------------------- cac_iran
 def test_cac_iran_refuses_without_iranian_annotations(tmp_path):
     with pytest.raises(DataNotFoundError) as err:
-        core.load_iran(data_dir=str(FIXTURES))
+        utils.load_iran(data_dir=str(FIXTURES))
     text = str(err.value)
     assert f"cac_iran: no Iranian annotations supplied: {FIXTURES / 'cac' / 'annotations_iran.jsonl'} not found" in text
     assert "never makes up ranges" in text
-    with pytest.raises(DataNotFoundError, match=r"no Iranian annotations supplied: <data_dir>/cac/annotations_iran.jsonl \(no data dir is set\)"):
-        core.load_iran()
+    with pytest.raises(
+        DataNotFoundError,
+        match=r"no Iranian annotations supplied: <data_dir>/cac/annotations_iran.jsonl \(no data dir is set\)",
+    ):
+        utils.load_iran()
 
 
 def test_cac_iran_with_iranian_annotations(tmp_path):
-    docs = core.load_iran(data_dir=str(data_dir_with_iran(tmp_path)))["test"]
+    docs = utils.load_iran(data_dir=str(data_dir_with_iran(tmp_path)))["test"]
     assert len(docs) == 6
     assert {d["conversation_id"]: (d["accepted_first"], d["accepted_last"]) for d in docs} == ACCEPTED_IRAN
     assert {d["country_name"] for d in docs} == {"Iran"}
@@ -171,13 +195,15 @@ def test_cac_iran_with_iranian_annotations(tmp_path):
 def test_iranian_file_holds_only_iranian_picks(tmp_path):
     root = data_dir_with_iran(tmp_path)
     path = _edit(root, "annotations_iran.jsonl", 4, country="japan")
-    with pytest.raises(DataSchemaError, match=rf"{path}: row 4: field 'country' has value 'japan', expected one of \['Iran'\]"):
-        core.load_iran(data_dir=str(root))
+    with pytest.raises(
+        DataSchemaError, match=rf"{path}: row 4: field 'country' has value 'japan', expected one of \['Iran'\]"
+    ):
+        utils.load_iran(data_dir=str(root))
 
 
 # ---------------------------------------------------------------------------- the prompt
 def test_rendered_prompt_is_app_b_verbatim():
-    docs = core.build_docs({"japan": "Japan"}, core.ANNOTATIONS, {"data_dir": str(FIXTURES)})
+    docs = utils.build_docs({"japan": "Japan"}, utils.ANNOTATIONS, {"data_dir": str(FIXTURES)})
     expected = (
         "You are an expert in intercultural communication. Given a country, a social situation, a pair of characters, "
         "and the first turn in a conversation, your task is to select the response that best reflects the cultural "
@@ -200,4 +226,4 @@ def test_rendered_prompt_is_app_b_verbatim():
         "Your answer should be the number (1-5) corresponding to the response that best fits the cultural context. "
         "Generate only the number as your response, without any additional text or explanation."
     )
-    assert core.doc_to_text(docs[0]) == expected
+    assert utils.doc_to_text(docs[0]) == expected

@@ -19,7 +19,7 @@ import pytest
 from cac_testlib import data_dir_with_iran, evaluate, metrics, pick_of, scripted_reply
 
 from lm_eval_persian_culture.scoring.records import decode_record as rec
-from lm_eval_persian_culture.tasks.cac.core import PROMPT
+from lm_eval_persian_culture.tasks.cac.utils import PROMPT
 from lm_eval_persian_culture.testing.scripted_lm import ScriptedLM, messages_of
 
 PER_COUNTRY = {"america": 6 / 6, "india": 5 / 6, "china": 5 / 6, "japan": 2 / 6, "korea": 2 / 6,
@@ -145,8 +145,13 @@ def test_prompt_is_one_user_message():
     results = evaluate(["cac_korea"], apply_chat_template=True)
     sample = next(s for s in results["samples"]["cac_korea"] if s["doc"]["conversation_id"] == "c2")
     doc = sample["doc"]
-    expected = PROMPT.format(country="Korea", situation=doc["situation"], characters=doc["characters"],
-                             first_turn=doc["first_turn"], **{f"response_{i}": doc[f"response_{i}"] for i in range(1, 6)})
+    expected = PROMPT.format(
+        country="Korea",
+        situation=doc["situation"],
+        characters=doc["characters"],
+        first_turn=doc["first_turn"],
+        **{f"response_{i}": doc[f"response_{i}"] for i in range(1, 6)},
+    )
     assert messages_of(sample["arguments"][0][0]) == [{"role": "user", "content": expected}]
     assert sample["target"] == "1"  # Korea's made-up annotators all chose 1 for c2
 

@@ -6,7 +6,7 @@ import pytest
 from cac_testlib import ACCEPTED, evaluate, metrics
 
 from lm_eval_persian_culture.scoring.records import decode_record as rec
-from lm_eval_persian_culture.tasks.cac.core import doc_to_text, read_pick
+from lm_eval_persian_culture.tasks.cac.utils import doc_to_text, read_pick
 
 
 @pytest.mark.e2e

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from lm_eval_persian_culture.scoring.ranges import (
+from lm_eval_persian_culture.tasks.cac.ranges import (
     Z_QUARTILE,
     accepted_range,
     round_lower_end,
@@ -68,7 +68,10 @@ def test_continuous_ends_and_sigma_values():
     r = accepted_range((1, 2, 5), sigma="sample")
     assert r.mean == pytest.approx(8 / 3)
     assert r.sigma == pytest.approx(math.sqrt(78 / 18))
-    assert (r.low, r.high) == (pytest.approx(8 / 3 - 0.674 * math.sqrt(78 / 18)), pytest.approx(8 / 3 + 0.674 * math.sqrt(78 / 18)))
+    assert (r.low, r.high) == (
+        pytest.approx(8 / 3 - 0.674 * math.sqrt(78 / 18)),
+        pytest.approx(8 / 3 + 0.674 * math.sqrt(78 / 18)),
+    )
     assert spread((1, 2, 5), "population") == pytest.approx(math.sqrt(78 / 27))
 
 

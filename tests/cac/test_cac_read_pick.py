@@ -7,7 +7,7 @@ import json
 import pytest
 from cac_testlib import FIXTURES
 
-from lm_eval_persian_culture.tasks.cac import core
+from lm_eval_persian_culture.tasks.cac import utils
 
 DOC = json.loads((FIXTURES / "cac" / "conversations.jsonl").read_text(encoding="utf-8").splitlines()[2])  # c3, pie
 
@@ -33,10 +33,15 @@ DOC = json.loads((FIXTURES / "cac" / "conversations.jsonl").read_text(encoding="
     ],
 )
 def test_read_pick(reply, expected):
-    assert core.read_pick(reply, DOC) == expected
+    assert utils.read_pick(reply, DOC) == expected
 
 
 def test_filter_records_how_each_pick_was_read():
-    out = [json.loads(r) for r in core.extract_filter([["4"], ["The best reply is “You may have a slice if you’d like.”"], ["hmm"]], [DOC] * 3)]
+    out = [
+        json.loads(r)
+        for r in utils.extract_filter(
+            [["4"], ["The best reply is “You may have a slice if you’d like.”"], ["hmm"]], [DOC] * 3
+        )
+    ]
     assert [(r["pick"], r["read_by"]) for r in out] == [(4, "rule"), (5, "rule"), (None, None)]
     assert out[2]["reply"] == "hmm"

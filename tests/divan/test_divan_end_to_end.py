@@ -17,9 +17,14 @@ import pytest
 from divan_testlib import GOLD, evaluate, metrics, scripted_reply
 
 from lm_eval_persian_culture.scoring.records import decode_record as rec
-from lm_eval_persian_culture.tasks.divan.check_prompts import check_system_prompts, inspect_samples, rendered_prompt
+from lm_eval_persian_culture.tasks.divan.check_prompts import (
+    WARNED,
+    check_system_prompts,
+    inspect_samples,
+    rendered_prompt,
+)
 from lm_eval_persian_culture.tasks.divan.check_prompts import main as check_prompts_main
-from lm_eval_persian_culture.tasks.divan.core import SYSTEM_PROMPTS
+from lm_eval_persian_culture.tasks.divan.utils import SYSTEM_PROMPTS
 from lm_eval_persian_culture.testing.scripted_lm import ScriptedLM, messages_of
 
 # ---- hand computation from SHEET ---------------------------------------------------------
@@ -104,7 +109,9 @@ def test_five_system_prompts_are_the_system_messages(full_run):
 
 
 def test_logged_records_and_targets(full_run):
-    sample = next(s for s in full_run["samples"]["divan_factual"] if s["doc"]["item_id"] == "f2" and s["doc"]["prompt_id"] == 4)
+    sample = next(
+        s for s in full_run["samples"]["divan_factual"] if s["doc"]["item_id"] == "f2" and s["doc"]["prompt_id"] == 4
+    )
     record = rec(sample["filtered_resps"][0])
     assert record["extracted"] is None and record["extracted_by"] is None
     assert record["reply"] == scripted_reply(sample["doc"])
@@ -118,7 +125,9 @@ def test_logged_records_and_targets(full_run):
 def test_doc_order_keeps_pairs_and_prompts_together(full_run):
     docs = [s["doc"] for s in full_run["samples"]["divan_binary"]]
     order = [(d["pair_id"], d["prompt_id"], d["polarity"]) for d in docs]
-    expected = [(p, k, pol) for p in ("elders", "bread", "sweeping") for k in range(1, 6) for pol in ("positive", "negative")]
+    expected = [
+        (p, k, pol) for p in ("elders", "bread", "sweeping") for k in range(1, 6) for pol in ("positive", "negative")
+    ]
     assert order == expected
     interleaved = [d["type"] for d in (s["doc"] for s in full_run["samples"]["divan"])][::5]
     assert interleaved[:5] == ["factual", "binary", "binary", "scenario", "factual"]
@@ -183,9 +192,7 @@ def test_gen_kwargs_default_and_override():
 
 def test_system_instruction_warns_and_is_visible(caplog):
     with caplog.at_level(logging.WARNING, logger="lm_eval_persian_culture"):
-        from lm_eval_persian_culture.tasks.divan import core
-
-        core._warned.clear()
+        WARNED.clear()
         res = evaluate(["divan_factual_sp2"], system_instruction="Be brief.")
     assert any("--system_instruction is in effect" in r.getMessage() for r in caplog.records)
     messages = messages_of(rendered_prompt(res["samples"]["divan_factual_sp2"][0]))
@@ -193,9 +200,7 @@ def test_system_instruction_warns_and_is_visible(caplog):
 
 
 def test_dropped_system_role_is_detected(caplog, tmp_path):
-    from lm_eval_persian_culture.tasks.divan import core
-
-    core._warned.clear()
+    WARNED.clear()
     with caplog.at_level(logging.WARNING, logger="lm_eval_persian_culture"):
         res = evaluate(["divan_factual"], lm=ScriptedLM(scripted_reply, drop_system=True))
     assert any("dropped the system role" in r.getMessage() for r in caplog.records)
@@ -216,9 +221,7 @@ def test_dropped_system_role_is_detected(caplog, tmp_path):
 
 
 def test_folded_system_prompt_survives_a_template_without_system_role(caplog):
-    from lm_eval_persian_culture.tasks.divan import core
-
-    core._warned.clear()
+    WARNED.clear()
     with caplog.at_level(logging.WARNING, logger="lm_eval_persian_culture"):
         res = evaluate(
             ["divan_factual"], lm=ScriptedLM(scripted_reply, drop_system=True), metadata={"divan_system_prompt": "user"}
@@ -239,9 +242,7 @@ def test_folded_system_prompt_survives_a_template_without_system_role(caplog):
 
 
 def test_no_chat_template_warns(caplog):
-    from lm_eval_persian_culture.tasks.divan import core
-
-    core._warned.clear()
+    WARNED.clear()
     with caplog.at_level(logging.WARNING, logger="lm_eval_persian_culture"):
         res = evaluate(["divan_scenario_sp3"], apply_chat_template=False)
     assert any("without --apply_chat_template" in r.getMessage() for r in caplog.records)
@@ -296,7 +297,9 @@ def test_llm_extractor_fallback_is_used_and_counted(extractor_server, tmp_path):
     b = metrics(res, "divan_binary_sp3")
     assert b["accept_true"] == pytest.approx(2 / 3) and b["llm_extracted_rate"] == pytest.approx(1 / 6)
     assert len(_Extractor.answers) == 2  # only the two unreadable replies went to the LLM
-    record = next(rec(x["filtered_resps"][0]) for x in res["samples"]["divan_scenario_sp3"] if x["doc"]["item_id"] == "s1")
+    record = next(
+        rec(x["filtered_resps"][0]) for x in res["samples"]["divan_scenario_sp3"] if x["doc"]["item_id"] == "s1"
+    )
     assert record["extracted_by"] == "llm" and record["extracted"] == "A" and record["llm_raw"] == "A"
     # divan_llm_extractor=false keeps the run rule-only even with a judge configured
     res = evaluate(["divan_scenario_sp3"], metadata={**meta, "divan_llm_extractor": "false"})
@@ -328,7 +331,7 @@ def test_paper_pipeline_reads_every_reply_with_the_llm(extractor_server, tmp_pat
 
 
 def core_doc_to_text(doc):
-    from lm_eval_persian_culture.tasks.divan.core import doc_to_text
+    from lm_eval_persian_culture.tasks.divan.utils import doc_to_text
 
     return doc_to_text(doc)
 

@@ -12,7 +12,7 @@ from lm_eval.loggers import EvaluationTracker
 
 from lm_eval_persian_culture.scoring.records import decode_record as rec
 from lm_eval_persian_culture.tasks.divan import check_prompts
-from lm_eval_persian_culture.tasks.divan.core import SYSTEM_PROMPTS
+from lm_eval_persian_culture.tasks.divan.utils import SYSTEM_PROMPTS
 
 
 @pytest.mark.e2e

@@ -14,9 +14,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from lm_eval_persian_culture.tasks.cac import core as cac
-from lm_eval_persian_culture.tasks.divan import core as divan
-from lm_eval_persian_culture.tasks.percul import core as percul
+from lm_eval_persian_culture.tasks.cac import utils as cac
+from lm_eval_persian_culture.tasks.divan import utils as divan
+from lm_eval_persian_culture.tasks.percul import utils as percul
 
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 BENCHMARKS = ("percul", "cac", "divan")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from lm_eval_persian_culture.scoring.records import decode_record
-from lm_eval_persian_culture.tasks.cac import core as cac
-from lm_eval_persian_culture.tasks.divan import core as divan
-from lm_eval_persian_culture.tasks.percul import core as percul
+from lm_eval_persian_culture.tasks.cac import utils as cac
+from lm_eval_persian_culture.tasks.divan import utils as divan
+from lm_eval_persian_culture.tasks.percul import utils as percul
 from tests import scripted_runs
 
 from .benchmark_corpus import rows

@@ -1,4 +1,4 @@
-"""The LLM extractor's prompts and answer parsing (scoring/llm_extract.py); the HTTP path is
+"""The LLM extractor's prompts and answer parsing (judge/extractor.py); the HTTP path is
 exercised end to end in tests/divan/test_divan_end_to_end.py."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from lm_eval_persian_culture.scoring.llm_extract import (
+from lm_eval_persian_culture.judge.extractor import (
     MCQ_TEMPLATE,
     YES_NO_TEMPLATE,
     mcq_prompt,
@@ -28,7 +28,15 @@ def test_parse_choice(raw, expected):
 
 @pytest.mark.parametrize(
     "raw, expected",
-    [("YES", "yes"), ("no.", "no"), ("**No**", "no"), ("NONE", "none"), ("Yesterday", None), ("nothing", None), ("", None)],
+    [
+        ("YES", "yes"),
+        ("no.", "no"),
+        ("**No**", "no"),
+        ("NONE", "none"),
+        ("Yesterday", None),
+        ("nothing", None),
+        ("", None),
+    ],
 )
 def test_parse_yes_no(raw, expected):
     assert parse_yes_no(raw) == expected

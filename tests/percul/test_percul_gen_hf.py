@@ -8,7 +8,7 @@ from percul_testlib import task_manager
 
 from lm_eval_persian_culture.scoring.extract import extract_choice
 from lm_eval_persian_culture.scoring.records import decode_record as rec
-from lm_eval_persian_culture.tasks.percul.core import doc_to_text
+from lm_eval_persian_culture.tasks.percul.utils import doc_to_text
 
 
 @pytest.mark.e2e
@@ -21,7 +21,11 @@ def test_hf_generation_two_languages(tiny_model):
     )  # fmt: skip
     logged = results["samples"]["percul_fa_en"]
     assert [(s["doc"]["id"], s["doc"]["language"]) for s in logged] == [
-        ("1_O_FOO", "fa"), ("1_O_FOO", "en"), ("2_O_FOO", "fa"), ("2_O_FOO", "en")]
+        ("1_O_FOO", "fa"),
+        ("1_O_FOO", "en"),
+        ("2_O_FOO", "fa"),
+        ("2_O_FOO", "en"),
+    ]
     row = {k.split(",")[0]: v for k, v in results["results"]["percul_fa_en"].items() if "," in k}
     for lang in ("fa", "en"):
         mine = [s for s in logged if s["doc"]["language"] == lang]

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import lm_eval
 import pytest
 from lm_eval.loggers import EvaluationTracker
-from percul_testlib import FIXTURES, task_manager
+from percul_testlib import FIXTURES
 
 import lm_eval_persian_culture as pack
-from lm_eval_persian_culture.tasks.percul.core import CATEGORY_SLUGS, doc_to_text_mc
+from lm_eval_persian_culture.tasks.percul.utils import CATEGORY_SLUGS, doc_to_text_mc
 
 BUILTIN_YAML = """\
 task: {name}
@@ -73,7 +72,7 @@ def test_mc_tasks_against_logged_loglikelihoods(tiny_model, tmp_path):
     extra = tmp_path / "builtin"
     extra.mkdir()
     (extra / "utils.py").write_text(
-        "from lm_eval_persian_culture.tasks.percul import core\nglobals().update(core.exported_names())\n",
+        "from lm_eval_persian_culture.tasks.percul.utils import doc_to_text_mc, load_en, load_fa  # noqa: F401\n",
         encoding="utf-8",
     )
     for name, loader in (("percul_builtin_mc", "load_fa"), ("percul_en_builtin_mc", "load_en")):
@@ -91,7 +90,10 @@ def test_mc_tasks_against_logged_loglikelihoods(tiny_model, tmp_path):
     for task in ("percul_mc", "percul_en_mc"):
         tracker.save_results_samples(task_name=task, samples=copy.deepcopy(samples[task]))
 
-    for task, builtin, lang in (("percul_mc", "percul_builtin_mc", "fa"), ("percul_en_mc", "percul_en_builtin_mc", "en")):
+    for task, builtin, lang in (
+        ("percul_mc", "percul_builtin_mc", "fa"),
+        ("percul_en_mc", "percul_en_builtin_mc", "en"),
+    ):
         # the samples file as lm-eval wrote it to disk
         (path,) = list((tmp_path / "out").rglob(f"samples_{task}_*.jsonl"))
         logged = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
@@ -108,7 +110,11 @@ def test_mc_tasks_against_logged_loglikelihoods(tiny_model, tmp_path):
         for name, value in expected.items():
             assert row[name] == pytest.approx(value), (task, name)
         assert {k for k in expected if k.startswith("accuracy_") and k != "accuracy_norm"} == {
-            "accuracy_foods", "accuracy_rituals", "accuracy_objects", "accuracy_music"}
+            "accuracy_foods",
+            "accuracy_rituals",
+            "accuracy_objects",
+            "accuracy_music",
+        }
         # lm-eval's own acc / acc_norm on the same docs in the same run
         ref = results["results"][builtin]
         assert row["accuracy"] == pytest.approx(ref["acc,none"])

@@ -8,11 +8,22 @@ import pytest
 
 import lm_eval_persian_culture as pack
 from lm_eval_persian_culture.report.references import load_references
-from lm_eval_persian_culture.tasks.percul.core import CATEGORY_SLUGS
+from lm_eval_persian_culture.tasks.percul.utils import CATEGORY_SLUGS
 
 ROWS = load_references("percul")
-SIZES = {"foods": 191, "visible_behavior": 56, "iconic_figures": 55, "institution": 43, "architecture": 43,
-         "objects": 42, "appropriacy": 36, "dress": 33, "music": 32, "art": 32, "rituals": 29}  # Table 1
+SIZES = {
+    "foods": 191,
+    "visible_behavior": 56,
+    "iconic_figures": 55,
+    "institution": 43,
+    "architecture": 43,
+    "objects": 42,
+    "appropriacy": 36,
+    "dress": 33,
+    "music": 32,
+    "art": 32,
+    "rituals": 29,
+}  # Table 1
 
 
 def _by_model() -> dict[tuple[str, str], dict[str, float]]:
@@ -46,8 +57,19 @@ def test_headline_figures():
 
 def test_readme_table_matches_the_reference_file():
     text = (pack.TASKS_DIR / "percul" / "README.md").read_text(encoding="utf-8")
-    order = ["objects", "music", "dress", "institution", "rituals", "iconic_figures", "visible_behavior",
-             "architecture", "art", "appropriacy", "foods"]  # Table 5's column order
+    order = [
+        "objects",
+        "music",
+        "dress",
+        "institution",
+        "rituals",
+        "iconic_figures",
+        "visible_behavior",
+        "architecture",
+        "art",
+        "appropriacy",
+        "foods",
+    ]  # Table 5's column order
     rows = _by_model()
     seen = 0
     for line in text.splitlines():

@@ -14,7 +14,7 @@ import pytest
 from percul_testlib import FIXTURES, GOLD, evaluate, metrics, scripted_reply
 
 from lm_eval_persian_culture.scoring.records import decode_record as rec
-from lm_eval_persian_culture.tasks.percul import core
+from lm_eval_persian_culture.tasks.percul import utils
 from lm_eval_persian_culture.testing.scripted_lm import ScriptedLM, messages_of
 
 ABSENT = ("visible_behavior", "iconic_figures", "institution", "architecture", "appropriacy", "dress", "art")
@@ -75,7 +75,7 @@ def test_samples_log_reply_extraction_and_provenance(run):
     record = rec(s["filtered_resps"][0])
     assert record == {"reply": "به نظر من پاسخ «شله‌زرد» است.", "extracted": "B", "extracted_by": "rule"}
     assert s["resps"][0][0] == record["reply"]
-    assert s["doc"]["prompt_version"] == core.PROMPT_VERSION
+    assert s["doc"]["prompt_version"] == utils.PROMPT_VERSION
     assert s["doc"]["provenance"].startswith(f"local:{FIXTURES}/percul/original_persian.jsonl sha256:")
     assert rec(samples["6_O_RIT"]["filtered_resps"][0])["extracted"] is None
     for sid, sample in samples.items():  # every logged verdict follows the sheet
@@ -85,7 +85,7 @@ def test_samples_log_reply_extraction_and_provenance(run):
 
 def test_prompt_version_and_decoding_land_in_the_results(run):
     cfg = run["configs"]["percul"]
-    assert cfg["metadata"]["prompt_version"] == core.PROMPT_VERSION == "percul-prompt-v1"
+    assert cfg["metadata"]["prompt_version"] == utils.PROMPT_VERSION == "percul-prompt-v1"
     assert "deviations" in cfg["metadata"]
     assert cfg["generation_kwargs"]["temperature"] == 0.0 and cfg["generation_kwargs"]["do_sample"] is False
 
@@ -135,24 +135,38 @@ def test_limit_keeps_language_pairs_whole(tmp_path):
 
 def test_aggregations_by_hand():
     """The aggregation functions on hand-made records (no harness)."""
+
     def r(lang, pair, cat, correct, invalid=0):
         return {"language": lang, "pair": pair, "category": cat, "correct": correct, "invalid": invalid}
 
     items = [
-        r("fa", "a", "Foods", 1), r("fa", "b", "Foods", 1), r("fa", "c", "Foods", 0), r("fa", "d", "Music", 0, 1),
-        r("en", "a", "Foods", 0), r("en", "b", "Foods", 0), r("en", "c", "Foods", 1), r("en", "d", "Music", 1),
+        r("fa", "a", "Foods", 1),
+        r("fa", "b", "Foods", 1),
+        r("fa", "c", "Foods", 0),
+        r("fa", "d", "Music", 0, 1),
+        r("en", "a", "Foods", 0),
+        r("en", "b", "Foods", 0),
+        r("en", "c", "Foods", 1),
+        r("en", "d", "Music", 1),
         r("en", "e", "Music", 1),  # no Persian partner: left out of the difference
     ]
     fa = [it for it in items if it["language"] == "fa"]
-    got = core.aggregate(fa, ["accuracy", "macro_accuracy", "accuracy_foods", "accuracy_music", "invalid_rate"])
-    assert got == pytest.approx({"accuracy": 2 / 4, "macro_accuracy": (2 / 3 + 0) / 2, "accuracy_foods": 2 / 3,
-                                 "accuracy_music": 0.0, "invalid_rate": 1 / 4})
-    both = core.aggregate(items, ["macro_accuracy_en", "macro_accuracy_fa_minus_en", "accuracy_fa_minus_en"])
+    got = utils.aggregate(fa, ["accuracy", "macro_accuracy", "accuracy_foods", "accuracy_music", "invalid_rate"])
+    assert got == pytest.approx(
+        {
+            "accuracy": 2 / 4,
+            "macro_accuracy": (2 / 3 + 0) / 2,
+            "accuracy_foods": 2 / 3,
+            "accuracy_music": 0.0,
+            "invalid_rate": 1 / 4,
+        }
+    )
+    both = utils.aggregate(items, ["macro_accuracy_en", "macro_accuracy_fa_minus_en", "accuracy_fa_minus_en"])
     assert both["macro_accuracy_en"] == pytest.approx((1 / 3 + 2 / 2) / 2)  # all 5 English docs
     # paired a-d only: fa macro (2/3 + 0)/2 = 1/3; en macro (1/3 + 1)/2 = 2/3
     assert both["macro_accuracy_fa_minus_en"] == pytest.approx(1 / 3 - 2 / 3)
     assert both["accuracy_fa_minus_en"] == pytest.approx(2 / 4 - 2 / 4)
-    assert math.isnan(core.aggregate([], ["macro_accuracy"])["macro_accuracy"])
+    assert math.isnan(utils.aggregate([], ["macro_accuracy"])["macro_accuracy"])
 
 
 def test_pairing_falls_back_to_row_order_and_refuses_mismatches(tmp_path):
@@ -162,16 +176,23 @@ def test_pairing_falls_back_to_row_order_and_refuses_mismatches(tmp_path):
 
     (tmp_path / "percul").mkdir()
     shutil.copy(FIXTURES / "percul" / "original_persian.jsonl", tmp_path / "percul")
-    en = [json.loads(x) for x in (FIXTURES / "percul" / "gpt_english_translation.jsonl").read_text(encoding="utf-8").splitlines()]
+    en = [
+        json.loads(x)
+        for x in (FIXTURES / "percul" / "gpt_english_translation.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     for row in en:
         row["ID"] = row["ID"].replace("_O_", "_T_")  # the translation numbered its own way
     path = tmp_path / "percul" / "gpt_english_translation.jsonl"
     path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in en), encoding="utf-8")
-    docs = core.build_docs(("fa", "en"), {"data_dir": str(tmp_path)})
+    docs = utils.build_docs(("fa", "en"), {"data_dir": str(tmp_path)})
     assert [(d["id"], d["pair"]) for d in docs[:4]] == [
-        ("1_O_FOO", "1_O_FOO"), ("1_T_FOO", "1_O_FOO"), ("2_O_FOO", "2_O_FOO"), ("2_T_FOO", "2_O_FOO")]
+        ("1_O_FOO", "1_O_FOO"),
+        ("1_T_FOO", "1_O_FOO"),
+        ("2_O_FOO", "2_O_FOO"),
+        ("2_T_FOO", "2_O_FOO"),
+    ]
 
     en[0]["Category"], en[4]["Category"] = "Rituals", "Foods"  # rows no longer line up
     path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in en), encoding="utf-8")
     with pytest.raises(DataSchemaError, match="cannot be paired: ID '1_O_FOO' of original_persian"):
-        core.build_docs(("fa", "en"), {"data_dir": str(tmp_path)})
+        utils.build_docs(("fa", "en"), {"data_dir": str(tmp_path)})

@@ -13,14 +13,14 @@ from lm_eval_persian_culture.tasks._taskgen import HEADER, write_files
 HERE = Path(__file__).resolve().parent
 
 
-def _core():
+def _utils():
     import importlib
 
-    return importlib.import_module("lm_eval_persian_culture.tasks.cac.core")
+    return importlib.import_module("lm_eval_persian_culture.tasks.cac.utils")
 
 
 def _metric_list(names, prefix: str = "") -> list[str]:
-    lower = _core().LOWER_IS_BETTER
+    lower = _utils().LOWER_IS_BETTER
     lines = ["metric_list:"]
     for name in names:
         lines += [
@@ -33,19 +33,17 @@ def _metric_list(names, prefix: str = "") -> list[str]:
 
 def tasks() -> dict[str, tuple[str, str, tuple[str, ...], str]]:
     """task -> (loader, process_results, metric names, aggregation prefix)."""
-    core = _core()
-    table = {
-        f"cac_{c}": (f"load_{c}", "process_results", core.COUNTRY_TASK_METRICS, "") for c in core.COUNTRIES
-    }
-    table["cac_iran"] = ("load_iran", "process_results", core.COUNTRY_TASK_METRICS, "")
-    table["cac_cross_country"] = ("load_cross_country", "process_results_cross", core.CROSS_TASK_METRICS, "cross_")
+    utils = _utils()
+    table = {f"cac_{c}": (f"load_{c}", "process_results", utils.COUNTRY_TASK_METRICS, "") for c in utils.COUNTRIES}
+    table["cac_iran"] = ("load_iran", "process_results", utils.COUNTRY_TASK_METRICS, "")
+    table["cac_cross_country"] = ("load_cross_country", "process_results_cross", utils.CROSS_TASK_METRICS, "cross_")
     return table
 
 
 def task_yaml(task: str) -> str:
     loader, process, metrics, prefix = tasks()[task]
-    names = _core().exported_names()
-    assert loader in names and process in names and all(prefix + m in names for m in metrics), task
+    utils = _utils()
+    assert all(callable(getattr(utils, name, None)) for name in (loader, process, *(prefix + m for m in metrics))), task
     lines = [
         HEADER,
         "include: _cac_template_yaml",
@@ -58,7 +56,7 @@ def task_yaml(task: str) -> str:
 
 
 def group_yaml() -> str:
-    members = "\n".join(f"  - cac_{c}" for c in _core().COUNTRIES)
+    members = "\n".join(f"  - cac_{c}" for c in _utils().COUNTRIES)
     return (
         f"{HEADER}\ngroup: cac\ntask:\n{members}\n"
         "aggregate_metric_list:\n"

@@ -45,17 +45,17 @@ TASKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
 }
 
 
-def _core():
+def _utils():
     import importlib
 
-    return importlib.import_module("lm_eval_persian_culture.tasks.divan.core")
+    return importlib.import_module("lm_eval_persian_culture.tasks.divan.utils")
 
 
 def task_yaml(task: str) -> str:
     loader, kind, tags = TASKS[task]
-    core = _core()
+    utils = _utils()
     process = f"process_results_{kind[: -len('_METRICS')].lower()}"
-    assert process in core.PROCESS_RESULTS and loader in core.LOADERS, task
+    assert all(callable(getattr(utils, name, None)) for name in (process, loader)), task
     lines = [HEADER, "include: _divan_template_yaml", f"task: {task}"]
     if tags:
         lines += ["tag:", *(f"  - {t}" for t in tags)]
@@ -63,9 +63,9 @@ def task_yaml(task: str) -> str:
         f"custom_dataset: !function utils.{loader}",
         f"process_results: !function utils.{process}",
     ]
-    assert all(name in core.AGGREGATIONS for name in core.METRIC_SETS[kind]), task
-    lines += metric_list(core.METRIC_SETS[kind], core.metric_direction)
-    lines += metadata_lines(METADATA, core.METRIC_SETS[kind], core.metric_direction)
+    assert all(callable(getattr(utils, name, None)) for name in utils.METRIC_SETS[kind]), task
+    lines += metric_list(utils.METRIC_SETS[kind], utils.metric_direction)
+    lines += metadata_lines(METADATA, utils.METRIC_SETS[kind], utils.metric_direction)
     return "\n".join(lines) + "\n"
 
 

@@ -4,7 +4,7 @@ from lm_eval_persian_culture.tasks._benchmark import PUBLIC, Benchmark, Dataset,
 
 
 def _load_divan(settings: dict) -> str:
-    from lm_eval_persian_culture.tasks.divan.core import SOURCES, load_items
+    from lm_eval_persian_culture.tasks.divan.utils import SOURCES, load_items
 
     kinds = ("factual", "binary", "scenario")
     return rows_summary([(SOURCES[k].filename, len(load_items(k, settings)[0])) for k in kinds])

@@ -16,18 +16,32 @@ It prints, per file, how many rendered prompts contain their doc's system prompt
 items render identically under all their prompts (collapsed), the text found before the
 system prompt, and the run's ``system_instruction`` from the matching ``results_*.json``.
 Exit status 1 when a problem is found, 0 otherwise. The same inspection runs inside the
-task's filter at run time and logs a warning (see ``core.check_run``).
+task's filter at run time and logs a warning (see ``utils.check_run``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
+
+logger = logging.getLogger("lm_eval_persian_culture")
+
+# The run-time warnings already given in this process (once each): kept here, in a normally imported
+# module, because lm-eval executes the task's utils.py anew for every ``!function``.
+WARNED: set[str] = set()
+
+
+def warn_once(key: str, message: str, *args) -> None:
+    if key not in WARNED:
+        WARNED.add(key)
+        logger.warning(message, *args)
+
 
 _DATE = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
 

@@ -47,21 +47,20 @@ MC_LINES = [
 ]
 
 
-def _core():
+def _utils():
     import importlib
 
-    return importlib.import_module("lm_eval_persian_culture.tasks.percul.core")
+    return importlib.import_module("lm_eval_persian_culture.tasks.percul.utils")
 
 
 def task_yaml(task: str) -> str:
     loader, output_type, metrics, process = TASKS[task]
-    core = _core()
-    assert loader in core.LOADERS and process in core.PROCESS_RESULTS, task
-    assert all(name in core.AGGREGATIONS for name in core.METRIC_SETS[metrics]), task
+    utils = _utils()
+    assert all(callable(getattr(utils, name, None)) for name in (loader, process, *utils.METRIC_SETS[metrics])), task
     lines = [HEADER, "include: _percul_template_yaml", f"task: {task}", f"custom_dataset: !function utils.{loader}"]
     lines += GENERATE_LINES if output_type == "generate_until" else MC_LINES
     lines.append(f"process_results: !function utils.{process}")
-    lines += metric_list(core.METRIC_SETS[metrics], core.higher_is_better)
+    lines += metric_list(utils.METRIC_SETS[metrics], utils.higher_is_better)
     return "\n".join(lines) + "\n"
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Iterable, Mapping, Sequence
 
-from lm_eval_persian_culture.scoring.aggregations import NAN, mean_or_nan, slug
+from lm_eval_persian_culture.scoring.aggregations import NAN, make_field_aggregations, mean_or_nan, slug
 from lm_eval_persian_culture.scoring.records import decode_record
 
 
@@ -124,15 +124,7 @@ def judge_accuracy_paper(items: Iterable[Mapping]) -> float:
 
 def make_field_accuracies(field: str, values: Mapping[str, object]) -> dict[str, Callable]:
     """``{name: judged accuracy over the items whose record[field] == value}`` for each name."""
-
-    def for_value(name: str, value: object) -> Callable:
-        def agg(items: Iterable[Mapping]) -> float:
-            return judge_accuracy(it for it in items if it.get(field) == value)
-
-        agg.__name__ = name
-        return agg
-
-    return {name: for_value(name, value) for name, value in values.items()}
+    return make_field_aggregations(field, values, judge_accuracy)
 
 
 # --------------------------------------------------------------------------- paired significance

@@ -21,6 +21,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from lm_eval_persian_culture.judge import JudgeConfigError, JudgeSettings
 from lm_eval_persian_culture.judge.filter import configured_judge, judge_for, record_judge_in_results, template_id
+from lm_eval_persian_culture.scoring.extract import cut_off_reasoning
+from lm_eval_persian_culture.scoring.records import reply_texts
 from lm_eval_persian_culture.text.persian import to_latin_digits
 
 logger = logging.getLogger("lm_eval_persian_culture")
@@ -65,7 +67,7 @@ _JUDGE_MODEL_ENV = "PERSIAN_CULTURE_JUDGE_MODEL"
 
 
 def parse_choice(raw: str | None) -> str | None:
-    """"B" -> "B"; "NONE" -> "none" (an answer, not an error); anything else -> None."""
+    """ "B" -> "B"; "NONE" -> "none" (an answer, not an error); anything else -> None."""
     if not raw:
         return None
     token = raw.strip().strip("*().:'\"` ").upper()
@@ -75,7 +77,7 @@ def parse_choice(raw: str | None) -> str | None:
 
 
 def parse_number(raw: str | None) -> str | None:
-    """"3" -> "3"; "NONE" -> "none"; anything else -> None. The caller checks the range."""
+    """ "3" -> "3"; "NONE" -> "none"; anything else -> None. The caller checks the range."""
     if not raw:
         return None
     token = to_latin_digits(raw.strip().strip("*().:'\"` "))
@@ -183,64 +185,128 @@ def run_extraction(
     return [Extracted(None if r.verdict in (None, "none") else r.verdict, r.raw, r.error) for r in results]
 
 
-class Fallback:
-    """A benchmark's LLM extractor for the replies its rules cannot read (PerCul, CAC): set from the
-    run's settings at dataset load (on when a judge is configured, unless ``switch`` is false), used by
-    the benchmark's filter. It lives in the installed package, as lm-eval re-executes task utils."""
+# --------------------------------------------------------------------------- the filter's reading
+@dataclass(frozen=True)
+class Read:
+    """One reply as a benchmark's filter read it: the final ``answer`` (None: invalid), how it was read
+    (``by``: "rule" | "llm" | None), the rules' own answer, and the extractor's ``llm_raw``/``llm_error``
+    (``extra``, empty when the extractor was not asked)."""
 
-    def __init__(self, switch: str, name: str) -> None:
+    reply: str
+    answer: Any
+    by: str | None
+    rule: Any
+    extra: Mapping[str, Any]
+
+
+# An ``ask`` reads some replies with the extractor: (its settings, their docs, the replies) -> one
+# Extracted per reply, ``answer`` already in the benchmark's terms (None: NONE, out of range or failed).
+Ask = Callable[[JudgeSettings, Sequence[Any], Sequence[str]], Sequence[Extracted]]
+
+
+class Fallback:
+    """A benchmark's LLM extractor (DivanBench, PerCul, CAC): set from the run's settings at dataset load
+    (on when a judge is configured, unless ``switch`` is false), used by the benchmark's filter through
+    :meth:`read`. lm-eval executes a task's ``utils.py`` anew for every ``!function``, so the loader and
+    the filter of a task hold different copies of that module: get the object with :func:`fallback`,
+    which keeps one per benchmark in this (normally imported) module."""
+
+    def __init__(self, switch: str, name: str, key: str | None = None) -> None:
         self.switch, self.name = switch, name
+        self.key = key or name.lower()  # names the extractor's cache entries and progress bar
         self.settings: JudgeSettings | None = None
 
-    def configure(self, settings: Mapping | None) -> JudgeSettings | None:
-        self.settings = extractor_settings(settings, switch=self.switch, what=f"{self.name}'s LLM extractor")
+    def configure(
+        self,
+        settings: Mapping | None,
+        *,
+        what: str | None = None,
+        default_model: str | None = None,
+        reads: str = "replies the rules cannot read",
+    ) -> JudgeSettings | None:
+        """Set (or clear) the extractor from the run's settings (see :func:`extractor_settings`)."""
+        self.settings = extractor_settings(
+            settings, switch=self.switch, what=what or f"{self.name}'s LLM extractor", default_model=default_model
+        )
         if self.settings is not None:
-            logger.info("%s: replies the rules cannot read go to the LLM extractor %s", self.name, self.settings.model)
+            logger.info("%s: %s go to the LLM extractor %s", self.name, reads, self.settings.model)
         return self.settings
 
-    def read_unread(self, replies, answers, questions):
-        """:func:`read_unread_numbered` with this benchmark's extractor (none: the rules' answers)."""
-        return read_unread_numbered(self.settings, replies, answers, questions, name=self.name.lower())
+    def read(
+        self,
+        resps: Sequence,
+        docs: Sequence[Any],
+        rule: Callable[[Any, str], Any],
+        ask: Ask,
+        *,
+        everything: bool = False,
+        cut_warning: str | None = None,
+    ) -> list[Read]:
+        """Every reply of a task: the rules' answer (``rule(doc, reply)``, None when they cannot read it),
+        then the extractor (if configured) for the non-empty replies the rules left unread -- or, with
+        ``everything``, for every non-empty reply, the rules' answer kept only for comparison. A NONE, an
+        answer out of range or a failed call leaves the reply invalid. ``cut_warning`` (a message with one
+        ``%d``) is logged when unread replies stop inside an unclosed <think> block."""
+        replies = reply_texts(resps)
+        rules = [rule(doc, reply) for doc, reply in zip(docs, replies)]
+        if cut_warning:
+            cut = sum(1 for reply, a in zip(replies, rules) if a is None and cut_off_reasoning(reply))
+            if cut:
+                logger.warning(cut_warning, cut)
+        answers = [None if everything else a for a in rules]
+        read_by: list[str | None] = [None if everything or a is None else "rule" for a in rules]
+        extra: list[dict] = [{} for _ in replies]
+        todo = [i for i, a in enumerate(answers) if a is None and replies[i].strip()]
+        if self.settings is not None and todo:
+            found = ask(self.settings, [docs[i] for i in todo], [replies[i] for i in todo])
+            for i, res in zip(todo, found):
+                extra[i] = {"llm_raw": res.raw, "llm_error": res.error}
+                if res.answer is not None:
+                    answers[i], read_by[i] = res.answer, "llm"
+            errors = sum(1 for res in found if res.error)
+            if errors:
+                logger.warning(
+                    "%s: the LLM extractor failed on %d of %d replies (left invalid)", self.name, errors, len(todo)
+                )
+        return [Read(*fields) for fields in zip(replies, answers, read_by, rules, extra)]
+
+    def ask_numbered(self, question: Callable[[Any], tuple[str, Sequence[str]]]) -> Ask:
+        """An ``ask`` for numbered options (PerCul 1-4, CAC 1-5): ``question(doc)`` gives the question and
+        the options; the answer is the option's number."""
+
+        def ask(js: JudgeSettings, docs: Sequence[Any], replies: Sequence[str]) -> list[Extracted]:
+            questions = [question(doc) for doc in docs]
+            prompts = [numbered_prompt(q, options, reply) for (q, options), reply in zip(questions, replies)]
+            found = run_extraction(
+                js, prompts, kind="numbered", template=NUMBERED_TEMPLATE, parser=parse_number, name=self.key
+            )
+            return [
+                Extracted(int(res.answer) if res.answer and 1 <= int(res.answer) <= len(options) else None,
+                          res.raw, res.error)
+                for res, (_, options) in zip(found, questions)
+            ]  # fmt: skip
+
+        return ask
 
 
-def read_unread_numbered(
-    js: JudgeSettings | None,
-    replies: Sequence[str],
-    answers: Sequence[int | None],
-    questions: Sequence[tuple[str, Sequence[str]]],
-    *,
-    name: str,
-) -> tuple[list[int | None], list[str | None], list[dict]]:
-    """The rule-based fallback of PerCul and CAC: replies the rules left unread (``None`` in
-    ``answers``, non-empty) go to the LLM extractor ``js`` with their question and numbered
-    options. Returns (answers, how each was read: "rule" | "llm" | None, and per reply the
-    extractor's raw answer and error, empty when it was not asked). An answer out of range,
-    NONE or a failed call leaves the reply unread."""
-    answers = list(answers)
-    read_by: list[str | None] = ["rule" if a is not None else None for a in answers]
-    extra: list[dict] = [{} for _ in answers]
-    todo = [i for i, a in enumerate(answers) if a is None and (replies[i] or "").strip()]
-    if js is None or not todo:
-        return answers, read_by, extra
-    prompts = [numbered_prompt(questions[i][0], questions[i][1], replies[i]) for i in todo]
-    found = run_extraction(js, prompts, kind="numbered", template=NUMBERED_TEMPLATE, parser=parse_number, name=name)
-    for i, res in zip(todo, found):
-        extra[i] = {"llm_raw": res.raw, "llm_error": res.error}
-        if res.answer not in (None, "none") and 1 <= int(res.answer) <= len(questions[i][1]):
-            answers[i], read_by[i] = int(res.answer), "llm"
-    errors = sum(1 for res in found if res.error)
-    if errors:
-        logger.warning("%s: the LLM extractor failed on %d of %d replies (left invalid)", name, errors, len(todo))
-    return answers, read_by, extra
+_FALLBACKS: dict[str, Fallback] = {}
+
+
+def fallback(switch: str, name: str, key: str | None = None) -> Fallback:
+    """The process's one :class:`Fallback` of the benchmark whose on/off setting is ``switch``."""
+    if switch not in _FALLBACKS:
+        _FALLBACKS[switch] = Fallback(switch, name, key)
+    return _FALLBACKS[switch]
 
 
 __all__ = [
     "Fallback",
     "MCQ_TEMPLATE",
     "NUMBERED_TEMPLATE",
+    "Read",
+    "fallback",
     "numbered_prompt",
     "parse_number",
-    "read_unread_numbered",
     "YES_NO_TEMPLATE",
     "Extracted",
     "extractor_settings",

@@ -13,7 +13,7 @@ Choices the paper leaves open, made here explicitly (see tasks/cac/README.md):
   50% the range should cover: that is an estimate of the underlying distribution's spread
   from a sample, for which the n - 1 estimator is the standard one. Its example range
   cannot settle the question: no set of 2 to 24 picks on a 1-5 scale gives [1.25, 2.67]
-  under either estimator (tests/cac/test_ranges.py enumerates them), so the example only
+  under either estimator (tests/cac/test_cac_ranges.py enumerates them), so the example only
   fixes the rounding rule. ``sigma="population"`` (n; numpy's default) is available.
 * **zero variance** (all annotators agree, or one annotator): sigma = 0 and the range is
   that single pick. With one pick the sample sigma is undefined and also taken as 0.
