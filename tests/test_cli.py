@@ -58,7 +58,7 @@ def test_ls_shows_pack_tasks_among_builtins(listing):
 
 
 def test_validate_every_pack_task(valid_env):
-    from lm_eval_persian_culture.harness.catalogue import pack_task_names
+    from lm_eval_persian_culture.harness.discovery import pack_task_names
 
     names = pack_task_names()
     assert {"taarof", "taarof_expected", "taarof_non_taarof", "persian_culture", "percul", "cac"} <= set(names)

@@ -197,7 +197,7 @@ def test_offline_without_data_dir_the_preflight_says_data_not_settings(tmp_path)
 
 
 def test_every_pack_task_reads_a_dataset_the_data_command_knows():
-    from lm_eval_persian_culture.harness.catalogue import pack_task_names
+    from lm_eval_persian_culture.harness.discovery import pack_task_names
     from lm_eval_persian_culture.harness.data_check import SUITE, datasets_for, suite_members
 
     assert suite_members() == ["taarof", "divan", "percul", "taraz_blend", "cac"]

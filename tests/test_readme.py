@@ -27,7 +27,7 @@ def test_ci_runs_exactly_the_readme_test_command():
 
 
 def test_readme_catalogue_names_every_pack_group():
-    from lm_eval_persian_culture.harness.catalogue import pack_task_names
+    from lm_eval_persian_culture.harness.discovery import pack_task_names
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     import lm_eval_persian_culture as pack
@@ -43,7 +43,7 @@ def test_readme_main_job_needs_no_key_and_names_an_open_judge_other_than_the_mod
     import json
     import shlex
 
-    from lm_eval_persian_culture.harness.catalogue import pack_task_names
+    from lm_eval_persian_culture.harness.discovery import pack_task_names
     from lm_eval_persian_culture.judge import JudgeSettings, check_not_self_judge
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")

@@ -1,5 +1,5 @@
-"""What the pack offers: its task and group names, read from its own YAML index (no built-ins), and
-whether an index entry is the pack's (decided by where its config lives, never by a name prefix)."""
+"""Whether an lm-eval index entry is the pack's (decided by where its config lives, never by a name prefix), and
+"did you mean" among the pack's names."""
 
 from __future__ import annotations
 
@@ -7,16 +7,8 @@ import difflib
 from collections.abc import Iterable
 from pathlib import Path
 
-from lm_eval_persian_culture import TASKS_DIR
+from lm_eval_persian_culture.tasks._benchmark import TASKS_DIR
 from lm_eval_persian_culture.harness import compat
-
-
-def pack_task_names() -> list[str]:
-    """Every task and group the pack defines (tags excluded), sorted."""
-    import lm_eval_persian_culture as pack
-
-    tm = pack.task_manager(include_defaults=False)
-    return sorted(set(tm.all_subtasks) | set(tm.all_groups))
 
 
 def in_pack(path: Path | None) -> bool:

@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from lm_eval_persian_culture import TASKS_DIR
+from lm_eval_persian_culture.tasks._benchmark import TASKS_DIR
 
 ENTRY_POINT_GROUP = "lm_eval.tasks"
 
@@ -178,3 +178,25 @@ def is_pack_function(fn) -> bool:
         return True
     except (ValueError, OSError):
         return False
+
+
+def pack_task_manager(include_path=None, include_defaults: bool = True, **kwargs):
+    """Return an ``lm_eval.tasks.TaskManager`` with the pack's tasks added.
+
+    ``include_path`` (a path or list of paths) is honoured and indexed after the pack,
+    so a user's own task of the same name wins, as with lm-eval's own ``--include_path``.
+    Everything else is passed through (``metadata=``, ``include_defaults=``...).
+    """
+    from lm_eval.tasks import TaskManager
+
+    return TaskManager(
+        include_path=with_pack_path(include_path),
+        include_defaults=include_defaults,
+        **kwargs,
+    )
+
+
+def pack_task_names() -> list[str]:
+    """Every task and group the pack defines (tags excluded), sorted."""
+    tm = pack_task_manager(include_defaults=False)
+    return sorted(set(tm.all_subtasks) | set(tm.all_groups))

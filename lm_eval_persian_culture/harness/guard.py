@@ -74,7 +74,7 @@ def user_error_message(err: BaseException) -> str | None:
 
 
 def tasks_not_found_message(missing: Sequence[str]) -> str:
-    from lm_eval_persian_culture.harness.catalogue import pack_task_names
+    from lm_eval_persian_culture.harness.discovery import pack_task_names
 
     names = pack_task_names()
     return "Tasks not found: " + ", ".join(f"{m}{suggest(m, names)}" for m in missing)

@@ -268,17 +268,17 @@ def rejudge(path: Path, overrides: Mapping[str, Any]) -> tuple[Path, dict, list[
     from lm_eval.evaluator import evaluate
     from lm_eval.loggers import EvaluationTracker
 
-    import lm_eval_persian_culture as pack
+    from lm_eval_persian_culture.harness.discovery import pack_task_manager
     from lm_eval_persian_culture.judge import filter as judge_filter
 
     results_path, original = find_run(path)
-    index_tm = pack.task_manager(include_defaults=False)
+    index_tm = pack_task_manager(include_defaults=False)
     judged = judged_pack_tasks(original, index_tm)
     if not judged:
         raise UserInputError(f"{results_path}: the run has no judged pack task to re-score")
     saved = read_samples(results_path, judged)
     settings = run_settings(original, judged, overrides)
-    task_manager = pack.task_manager(include_defaults=False, metadata=settings)
+    task_manager = pack_task_manager(include_defaults=False, metadata=settings)
     specs = top_level_specs(original, judged)
     with docs_from_samples_when_data_unreachable(saved):
         report = check_tasks(task_manager, specs)

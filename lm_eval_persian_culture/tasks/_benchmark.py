@@ -20,6 +20,12 @@ from typing import Callable, Sequence
 
 TASKS_DIR = Path(__file__).resolve().parent
 SUITE_YAML = TASKS_DIR / "persian_culture.yaml"
+
+
+def tasks_dir() -> str:
+    """Absolute path of the folder that holds the pack's task YAMLs (for ``lm_eval --include_path``)."""
+    return str(TASKS_DIR)
+
 DECLARATION = "benchmark.py"  # the module a folder must have to be a benchmark
 REFERENCES = "references.json"
 
@@ -251,6 +257,7 @@ __all__ = [
     "pack_task_names",
     "signed_metrics",
     "suite_members",
+    "tasks_dir",
     "task_owners",
     "task_yamls",
 ]
