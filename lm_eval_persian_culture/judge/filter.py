@@ -29,7 +29,7 @@ from lm_eval_persian_culture.judge import (
     check_not_self_judge,
     parse_yes_no,
 )
-from lm_eval_persian_culture.lm_eval_stack import current_task_name
+from lm_eval_persian_culture.lm_eval_stack import current_task_name, running_task_metadata
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
@@ -167,22 +167,15 @@ def record_judge_in_results(judge: Judge) -> None:
     """Write the judge's identity into the running task's config metadata (lm-eval dumps it into the
     results JSON after filtering) as ``metadata.judge``.
 
-    lm-eval passes filters no task, so it is found on the call stack (``Task.apply_filters``); if a
+    lm-eval passes filters no task, so it is found on the call stack (``lm_eval_stack``); if a
     later lm-eval calls filters differently, the results lack the entry (debug log) while every
     sample record still names the judge.
     """
-    frame = sys._getframe(1)
-    try:
-        while frame is not None:
-            task = frame.f_locals.get("self") if frame.f_code.co_name == "apply_filters" else None
-            metadata = getattr(getattr(task, "config", None), "metadata", None)
-            if isinstance(metadata, dict):
-                metadata["judge"] = {**judge.describe(), "settings": _recordable_settings(judge.settings)}
-                return
-            frame = frame.f_back
+    metadata = running_task_metadata(start_depth=2)
+    if metadata is None:
         logger.debug("judge identity not written to results: no Task.apply_filters on the call stack")
-    finally:
-        del frame
+        return
+    metadata["judge"] = {**judge.describe(), "settings": _recordable_settings(judge.settings)}
 
 
 def _recordable_settings(js: JudgeSettings) -> dict:

@@ -18,6 +18,9 @@ each task YAML.
 
 from __future__ import annotations
 
+import importlib
+import sys
+
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Union
 
@@ -93,3 +96,23 @@ def write_files(files: dict[Path, str]) -> None:
     for path, text in files.items():
         path.write_text(text, encoding="utf-8")
         print("wrote", path.name)
+
+
+def generator(benchmark: str):
+    """A benchmark folder's ``_generate_configs`` module (its ``expected_files()`` is every YAML it writes)."""
+    return importlib.import_module(f"{__package__}.{benchmark}._generate_configs")
+
+
+def generate(benchmarks: Iterable[str] | None = None) -> None:
+    """Write the YAMLs of the given benchmark folders (all of them by default): the one generator entry point,
+    run as ``python -m lm_eval_persian_culture.tasks._taskgen [benchmark ...]`` or from a folder's own
+    ``python -m lm_eval_persian_culture.tasks.<benchmark>._generate_configs``."""
+    names = list(benchmarks) if benchmarks else [
+        p.name for p in sorted(Path(__file__).parent.iterdir()) if (p / "_generate_configs.py").is_file()
+    ]
+    for name in names:
+        write_files(generator(name).expected_files())
+
+
+if __name__ == "__main__":
+    generate(sys.argv[1:])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lm_eval_persian_culture.tasks._taskgen import HEADER, write_files
+from lm_eval_persian_culture.tasks._taskgen import HEADER, generate
 
 HERE = Path(__file__).resolve().parent
 
@@ -75,9 +75,5 @@ def expected_files() -> dict[Path, str]:
     return files
 
 
-def main() -> None:
-    write_files(expected_files())
-
-
 if __name__ == "__main__":
-    main()
+    generate(["cac"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lm_eval_persian_culture.tasks._taskgen import HEADER, metadata_lines, metric_list, write_files
+from lm_eval_persian_culture.tasks._taskgen import HEADER, metadata_lines, metric_list, generate
 
 HERE = Path(__file__).resolve().parent
 TYPES = ("factual", "binary", "scenario")
@@ -73,9 +73,5 @@ def expected_files() -> dict[Path, str]:
     return {HERE / f"{t}.yaml": task_yaml(t) for t in TASKS}
 
 
-def main() -> None:
-    write_files(expected_files())
-
-
 if __name__ == "__main__":
-    main()
+    generate(["divan"])

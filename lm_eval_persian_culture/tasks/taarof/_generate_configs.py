@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lm_eval_persian_culture.tasks._taskgen import HEADER, SIGNED, metadata_lines, metric_list, write_files
+from lm_eval_persian_culture.tasks._taskgen import HEADER, SIGNED, metadata_lines, metric_list, generate
 
 HERE = Path(__file__).resolve().parent
 
@@ -94,9 +94,5 @@ def expected_files() -> dict[Path, str]:
     return files
 
 
-def main() -> None:
-    write_files(expected_files())
-
-
 if __name__ == "__main__":
-    main()
+    generate(["taarof"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lm_eval_persian_culture.tasks._taskgen import HEADER, metric_list, write_files
+from lm_eval_persian_culture.tasks._taskgen import HEADER, metric_list, generate
 
 HERE = Path(__file__).resolve().parent
 
@@ -116,9 +116,5 @@ def expected_files() -> dict[Path, str]:
     return files
 
 
-def main() -> None:
-    write_files(expected_files())
-
-
 if __name__ == "__main__":
-    main()
+    generate(["taraz"])
