@@ -61,8 +61,9 @@ def _install_preflight() -> None:
     except Exception as err:  # a broken pack must never break lm-eval itself
         import warnings
 
-        warnings.warn(f"lm-eval-persian-culture could not install its pre-flight ({err!r})", RuntimeWarning,
-                      stacklevel=2)
+        warnings.warn(
+            f"lm-eval-persian-culture could not install its pre-flight ({err!r})", RuntimeWarning, stacklevel=2
+        )
 
 
 class LmEvalTasksHook:

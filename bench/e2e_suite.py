@@ -114,8 +114,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", default="persian_culture")
     parser.add_argument("--limit", type=int, default=None, help="docs per task (default: all)")
     parser.add_argument("--max-gen-toks", type=int, default=None, help="override the tasks' token budgets")
-    parser.add_argument("--model-config", type=Path, default=None,
-                        help="a local folder with a published config.json + tokenizer (default: the tiny Llama)")
+    parser.add_argument(
+        "--model-config",
+        type=Path,
+        default=None,
+        help="a local folder with a published config.json + tokenizer (default: the tiny Llama)",
+    )
     parser.add_argument("--random-weights", action="store_true", help="with --model-config: random weights")
     parser.add_argument("--dtype", default="auto", help="model dtype (float32 for the tiny model)")
     parser.add_argument("--device", default="cpu")
@@ -150,7 +154,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return original_load_yaml(path, *a, **kw)
         finally:
-            yaml_seconds["pack" if pack_dir in Path(path).resolve().parents else "lm-eval"] += time.perf_counter() - start
+            yaml_seconds["pack" if pack_dir in Path(path).resolve().parents else "lm-eval"] += (
+                time.perf_counter() - start
+            )
 
     _index.load_yaml = load_yaml
     timer.wrap(_index.TaskIndex, "build", "index")
@@ -166,10 +172,13 @@ def main(argv: list[str] | None = None) -> int:
     timer.wrap(EvaluationTracker, "save_results_aggregated", "writing results")
     timer.wrap(EvaluationTracker, "save_results_samples", "writing results")
 
-    with tempfile.TemporaryDirectory() as tmp_name, FakeOpenAIServer(
-        answer=lambda prompt, body: "1" if prompt.startswith("You are evaluating a model's answer.") else "Yes",
-        models=("judge",),
-    ) as server:
+    with (
+        tempfile.TemporaryDirectory() as tmp_name,
+        FakeOpenAIServer(
+            answer=lambda prompt, body: "1" if prompt.startswith("You are evaluating a model's answer.") else "Yes",
+            models=("judge",),
+        ) as server,
+    ):
         tmp = Path(tmp_name)
         setup = time.perf_counter()
         if args.model_config is None:

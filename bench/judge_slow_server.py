@@ -38,9 +38,10 @@ def run(n: int, latency: float, timeout: float, adaptive: bool) -> dict:
 
     patch = contextlib.nullcontext() if adaptive else mock.patch.object(AdaptiveLimit, "release", fixed_release)
     with patch, FakeOpenAIServer(answer=lambda p, b: "Yes", latency_s=latency, slots=1) as server:
-        with tempfile.TemporaryDirectory() as cache, Judge(
-            JudgeSettings(model="judge", base_url=server.base_url, cache_dir=cache, timeout=timeout)
-        ) as judge:
+        with (
+            tempfile.TemporaryDirectory() as cache,
+            Judge(JudgeSettings(model="judge", base_url=server.base_url, cache_dir=cache, timeout=timeout)) as judge,
+        ):
             start = time.perf_counter()
             results = judge.judge_many(prompts, template_id="bench", desc="adaptive" if adaptive else "fixed")
             elapsed = time.perf_counter() - start
@@ -69,7 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("lm_eval_persian_culture").setLevel(logging.ERROR)  # the slow-judge warnings
 
     rows = [run(args.n, args.latency, args.timeout, adaptive) for adaptive in (False, True)]
-    print(f"\n{args.n} items, one slot, {args.latency:g} s per answer, timeout {args.timeout:g} s, judge_concurrency 64")
+    print(
+        f"\n{args.n} items, one slot, {args.latency:g} s per answer, timeout {args.timeout:g} s, judge_concurrency 64"
+    )
     print(f"{'mode':<9} {'wall s':>7} {'requests':>9} {'per item':>9} {'timeouts':>9} {'lowest':>7} {'verdicts':>9}")
     for r in rows:
         print(

@@ -26,10 +26,10 @@ import math
 import multiprocessing as mp
 import os
 import statistics
-from concurrent.futures import ThreadPoolExecutor
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import openai
@@ -125,7 +125,9 @@ class Server:
 
 
 def run_sequential(base_url: str, settings: JudgeSettings, prompts: list[str]) -> tuple[float, list]:
-    client = openai.OpenAI(base_url=base_url, api_key="EMPTY", timeout=settings.timeout, max_retries=settings.max_retries)
+    client = openai.OpenAI(
+        base_url=base_url, api_key="EMPTY", timeout=settings.timeout, max_retries=settings.max_retries
+    )
     start = time.perf_counter()
     verdicts = []
     for prompt in prompts:
@@ -260,7 +262,10 @@ def run_bare_async_client(base_url: str, settings: JudgeSettings, prompts: list[
             async with gate:
                 completion = await client.chat.completions.create(
                     model=settings.model,
-                    messages=[{"role": "system", "content": settings.system_prompt}, {"role": "user", "content": prompt}],
+                    messages=[
+                        {"role": "system", "content": settings.system_prompt},
+                        {"role": "user", "content": prompt},
+                    ],
                     temperature=settings.temperature,
                     max_tokens=16,
                 )
@@ -278,8 +283,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Judge throughput benchmark against a local fake server.")
     parser.add_argument("--n", type=int, default=1000, help="number of judgments")
     parser.add_argument("--latency", type=float, default=0.2, help="server latency per request, seconds")
-    parser.add_argument("--sequential-sample", type=int, default=None, metavar="K",
-                        help="time only K sequential calls and extrapolate to N (labelled as extrapolated)")
+    parser.add_argument(
+        "--sequential-sample",
+        type=int,
+        default=None,
+        metavar="K",
+        help="time only K sequential calls and extrapolate to N (labelled as extrapolated)",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="fresh-cache pack runs (median reported)")
     parser.add_argument("--in-process", action="store_true", help="run the fake server in this process")
     parser.add_argument("--quick", action="store_true", help="N=200, sequential sample 50, 1 repeat")

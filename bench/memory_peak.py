@@ -132,8 +132,10 @@ def main(argv: list[str] | None = None) -> int:
           f"{r['seconds']:.0f} s")  # fmt: skip
     print(f"RSS after imports (lm-eval, pack, torch): {r['baseline_kb'] / 1024:,.0f} MB")
     print(f"peak RSS during the pass:                 {r['peak_kb'] / 1024:,.0f} MB")
-    print(f"beyond the imports: {added_mb:,.0f} MB (target < {TARGET_MB:,.0f} MB beyond the model's own; "
-          f"ScriptedLM has no weights, the tiny embedder ~0.1 MB): {'met' if added_mb < TARGET_MB else 'NOT met'}")
+    print(
+        f"beyond the imports: {added_mb:,.0f} MB (target < {TARGET_MB:,.0f} MB beyond the model's own; "
+        f"ScriptedLM has no weights, the tiny embedder ~0.1 MB): {'met' if added_mb < TARGET_MB else 'NOT met'}"
+    )
     return 0 if added_mb < TARGET_MB else 1
 
 

@@ -148,7 +148,9 @@ def part_a(args, tmp: Path, data_dir: Path, embedder: Path) -> dict:
     for name in loaded:
         plain = f"plainbench_{name}"
         plain_of[name] = plain
-        (plain_dir / f"{plain}.yaml").write_text(PLAIN_YAML.format(name=plain, data=dump / f"{name}.jsonl", target="answer"))
+        (plain_dir / f"{plain}.yaml").write_text(
+            PLAIN_YAML.format(name=plain, data=dump / f"{name}.jsonl", target="answer")
+        )
     plain_spec = {"plain_dir": str(plain_dir), "tasks": [plain_of[n] for n in loaded]}
     pack_spec["tasks"] = loaded
     run_child("plain", plain_spec)  # warm-up: builds the datasets cache of the plain files
@@ -230,7 +232,9 @@ def short_answers(rng: random.Random, n: int) -> list[str]:
     from taraz_postprocess import replies
 
     pool = replies(max(2000, n // 4), seed=rng.randint(0, 10**6))
-    return [f"{rng.choice(pool)}" if rng.random() < 0.5 else f"{rng.choice(pool)} و {rng.choice(pool)}" for _ in range(n)]
+    return [
+        f"{rng.choice(pool)}" if rng.random() < 0.5 else f"{rng.choice(pool)} و {rng.choice(pool)}" for _ in range(n)
+    ]
 
 
 def synthetic_replies(task_name: str, docs: list[dict], rng: random.Random) -> list[str]:
@@ -327,7 +331,9 @@ def part_b(args, tmp: Path, data_dir: Path, embedder: Path) -> None:
                                                                     target="answer"))  # fmt: skip
     (plain_dir / "plainbench_jinja.yaml").write_text(PLAIN_YAML.format(name="plainbench_jinja", data=plain_dir / "one.jsonl",
                                                                        target='"{{answer}}"'))  # fmt: skip
-    plain_tasks = TaskManager(include_path=str(plain_dir), include_defaults=False).load(["plainbench_em", "plainbench_jinja"])
+    plain_tasks = TaskManager(include_path=str(plain_dir), include_defaults=False).load(
+        ["plainbench_em", "plainbench_jinja"]
+    )
     plain, plain_jinja = plain_tasks["tasks"]["plainbench_em"], plain_tasks["tasks"]["plainbench_jinja"]
     # No judge: DivanBench's optional LLM extractor would send unreadable replies to it (judge
     # throughput is bench/judge_throughput.py's); here only the rules are timed.
@@ -403,8 +409,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="(a) fresh-process rounds per side")
     parser.add_argument("--replies", type=int, default=10_000, help="(b) synthetic replies per task")
     parser.add_argument("--repeats", type=int, default=3, help="(b) interleaved repetitions")
-    parser.add_argument("--taraz-replies", type=int, default=2000,
-                        help="(b) replies for the TARAZ cases (~15-30 ms each: 10,000 would take ~10 min)")
+    parser.add_argument(
+        "--taraz-replies",
+        type=int,
+        default=2000,
+        help="(b) replies for the TARAZ cases (~15-30 ms each: 10,000 would take ~10 min)",
+    )
     parser.add_argument("--taraz-repeats", type=int, default=1, help="(b) repetitions of the TARAZ cases")
     parser.add_argument("--no-builtin", action="store_true", help="(a) skip lm-eval's built-in index (~10 s a round)")
     parser.add_argument("--quick", action="store_true", help="1 round, 1,000 replies, 1 repetition")

@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
         shutil.copy2(pth, hooked_site / pth.name)
         # the hook must actually be active in the hooked venv, or the comparison means nothing
         probe = subprocess.run(
-            [str(hooked_python), "-c", f"import sys; print(type(sys.meta_path[0]).__module__)"],
+            [str(hooked_python), "-c", "import sys; print(type(sys.meta_path[0]).__module__)"],
             capture_output=True, text=True, env=env, check=True,
         ).stdout.strip()  # fmt: skip
         if probe != HOOK_MODULE:

@@ -87,7 +87,7 @@ def embedding_throughput(texts: list[str], device: str, model_dir: str | None, r
         # On CPU, torch's default (one thread per core) vs one thread: on a machine other jobs load,
         # OpenMP threads that spin-wait for each other can be many times slower than one thread.
         default_threads = torch.get_num_threads()
-        for threads in ([default_threads, 1] if device == "cpu" and default_threads > 1 else [default_threads]):
+        for threads in [default_threads, 1] if device == "cpu" and default_threads > 1 else [default_threads]:
             torch.set_num_threads(threads)
             embeddings.embed(unique[:64], model=name)  # first batch: kernels, allocator
             best = float("inf")
@@ -99,7 +99,9 @@ def embedding_throughput(texts: list[str], device: str, model_dir: str | None, r
                 best = min(best, time.perf_counter() - t)
             assert len(vectors) == len(unique)
             where = torch.cuda.get_device_name(0) if device == "cuda" else f"cpu, {threads} torch thread(s)"
-            print(f"  on {where}: {best:.2f} s -> {len(unique) / best:,.0f} sentences/s (load average {os.getloadavg()[0]:.1f})")
+            print(
+                f"  on {where}: {best:.2f} s -> {len(unique) / best:,.0f} sentences/s (load average {os.getloadavg()[0]:.1f})"
+            )
         torch.set_num_threads(default_threads)
 
 

@@ -18,5 +18,4 @@ def task_manager(include_path=None, include_defaults: bool = True, **kwargs):
     return pack_task_manager(include_path=include_path, include_defaults=include_defaults, **kwargs)
 
 
-
 __all__ = ["TASKS_DIR", "tasks_dir", "task_manager", "__version__"]

@@ -106,6 +106,7 @@ def test_missing_samples_is_one_clear_error(tmp_path, capsys):
 
 def _strict_json(text: str):
     """json.loads that refuses the NaN/Infinity tokens Python writes by default (not JSON)."""
+
     def refuse(token):
         raise ValueError(f"not JSON: {token}")
 

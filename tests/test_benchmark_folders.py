@@ -103,7 +103,7 @@ def test_shared_layers_never_name_a_benchmark_folder(name):
 
 
 # --------------------------------------------------------------------------- a sixth benchmark
-PROVERBS_BENCHMARK = '''
+PROVERBS_BENCHMARK = """
 from lm_eval_persian_culture.tasks._benchmark import Benchmark, TasksChart
 
 BENCHMARK = Benchmark(
@@ -114,7 +114,7 @@ BENCHMARK = Benchmark(
     leaderboard=(("Proverbs", "proverbs", "accuracy"),),
     charts=(TasksChart("Persian Proverbs: accuracy per task", metric="accuracy", xlabel="accuracy"),),
 )
-'''
+"""
 PROVERBS_YAML = """task: proverbs
 dataset_path: json
 dataset_kwargs:
@@ -149,13 +149,17 @@ def test_a_sixth_benchmark_needs_only_its_folder(tmp_path):
     (folder / "references.json").write_text(json.dumps(PROVERBS_REFERENCES))
     results = tmp_path / "out" / "results_2026-01-01T00-00-00.000000.json"
     results.parent.mkdir()
-    results.write_text(json.dumps({
-        "results": {"proverbs": {"alias": "proverbs", "accuracy,none": 0.5, "accuracy_stderr,none": "N/A"}},
-        "configs": {"proverbs": {"task": "proverbs", "metadata": {"version": 1.0}}},
-        "versions": {"proverbs": 1.0},
-        "n-samples": {"proverbs": {"original": 10, "effective": 10}},
-        "config": {"model": "hf", "model_args": "pretrained=my-model"},
-    }))
+    results.write_text(
+        json.dumps(
+            {
+                "results": {"proverbs": {"alias": "proverbs", "accuracy,none": 0.5, "accuracy_stderr,none": "N/A"}},
+                "configs": {"proverbs": {"task": "proverbs", "metadata": {"version": 1.0}}},
+                "versions": {"proverbs": 1.0},
+                "n-samples": {"proverbs": {"original": 10, "effective": 10}},
+                "config": {"model": "hf", "model_args": "pretrained=my-model"},
+            }
+        )
+    )
     script = textwrap.dedent(f"""
         import lm_eval_persian_culture
         assert lm_eval_persian_culture.__file__.startswith({str(copy)!r}), lm_eval_persian_culture.__file__
@@ -167,8 +171,9 @@ def test_a_sixth_benchmark_needs_only_its_folder(tmp_path):
         report_main([{str(results.parent)!r}, "--out", {str(tmp_path / "report")!r}, "--bootstrap", "10"])
     """)
     env = {**os.environ, "PYTHONPATH": str(copy.parent), "PERSIAN_CULTURE_DISABLE_AUTOLOAD": "1"}
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300,
-                         cwd=tmp_path)  # not the repository root, whose package would shadow the copy
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
+    )  # not the repository root, whose package would shadow the copy
     assert out.returncode == 0, out.stderr[-3000:]
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     table = md.split("## Persian Proverbs", 1)[1].split("\n## ", 1)[0]

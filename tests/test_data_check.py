@@ -28,8 +28,7 @@ OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 def cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     full = {**os.environ, "LMEVAL_LOG_LEVEL": "WARNING", **(env or {})}
     full.pop("PERSIAN_CULTURE_DATA_DIR", None)
-    return subprocess.run([str(BIN / "lm-eval-persian"), *args], capture_output=True, text=True, env=full,
-                          timeout=600)
+    return subprocess.run([str(BIN / "lm-eval-persian"), *args], capture_output=True, text=True, env=full, timeout=600)
 
 
 def dataset(name: str):
@@ -83,7 +82,10 @@ def test_without_a_data_dir_offline_each_dataset_says_what_to_do(monkeypatch):
     assert not any(s.ready for s in got.values())
     assert got["CAC"].state == "missing" and "no online release the pack can read" in got["CAC"].detail
     assert "<data_dir>/cac/conversations.jsonl, <data_dir>/cac/annotations.jsonl" in got["CAC"].detail
-    assert got["TaarofBench"].state == "offline" and "HF_HUB_OFFLINE and HF_DATASETS_OFFLINE set" in got["TaarofBench"].detail
+    assert (
+        got["TaarofBench"].state == "offline"
+        and "HF_HUB_OFFLINE and HF_DATASETS_OFFLINE set" in got["TaarofBench"].detail
+    )
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -135,7 +137,10 @@ def test_probe_and_online_statuses(http_server, monkeypatch):
     assert check(percul, {}, probe_fn=at("/open")).state == "needs token"
     monkeypatch.setattr(data_check, "_hf_token", lambda: "hf_test")
     refused = check(percul, {}, probe_fn=at("/gated"))
-    assert refused.state == "refused" and "accept the terms on https://huggingface.co/datasets/teias-ai/percul" in refused.detail
+    assert (
+        refused.state == "refused"
+        and "accept the terms on https://huggingface.co/datasets/teias-ai/percul" in refused.detail
+    )
 
 
 def test_cli_table_for_the_suite(data_dir, tmp_path):
@@ -148,8 +153,7 @@ def test_cli_table_for_the_suite(data_dir, tmp_path):
     assert "[ready] TaarofBench" in out and "[ready] DivanBench" in out and "[ready] PerCul" in out
     assert "[missing] TARAZ: BLEnD Iran" in out and "[missing] CAC" in out
     assert "TARAZ: ISN-SAQ" not in out  # persian_culture runs taraz_blend only
-    assert ("persian_culture: 3 of 5 members ready (taarof, divan, percul); cannot run: taraz_blend, cac"
-            in out)
+    assert "persian_culture: 3 of 5 members ready (taarof, divan, percul); cannot run: taraz_blend, cac" in out
     full = cli("data", "--data_dir", str(data_dir), "--tasks", "taarof,cac_iran", env=OFFLINE)
     assert full.returncode == 0 and "[ready] CAC" in full.stdout
 
@@ -167,8 +171,18 @@ def test_suite_preflight_names_the_members_that_cannot_run_before_any_model(data
     for name in ("taarof", "divan", "percul"):
         (tmp_path / "partial" / name).symlink_to(data_dir / name)
     meta = json.dumps({"data_dir": str(tmp_path / "partial"), "judge_model": "none"})
-    proc = cli("run", "--model", "hf", "--model_args", "pretrained=/nonexistent/model", "--tasks", "persian_culture",
-               "--metadata", meta, env=OFFLINE)
+    proc = cli(
+        "run",
+        "--model",
+        "hf",
+        "--model_args",
+        "pretrained=/nonexistent/model",
+        "--tasks",
+        "persian_culture",
+        "--metadata",
+        meta,
+        env=OFFLINE,
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     start = next(i for i, line in enumerate(lines) if line.startswith("pre-flight:"))
@@ -177,8 +191,9 @@ def test_suite_preflight_names_the_members_that_cannot_run_before_any_model(data
         "problem 3); ready: taarof, divan, percul. `lm-eval-persian data` shows where each benchmark's data comes "
         "from and what it needs; or run the ready members alone: --tasks taarof,divan,percul."
     )
-    assert lines[start + 2].startswith(f"  2. data [taraz_blend]: {tmp_path}/partial/taraz/blend_iran/Iran_data.json: "
-                                       "not found")
+    assert lines[start + 2].startswith(
+        f"  2. data [taraz_blend]: {tmp_path}/partial/taraz/blend_iran/Iran_data.json: not found"
+    )
     assert lines[start + 3].startswith("  3. data [cac_america, ")
     assert "no public release the pack can download: bring your own copy" in lines[start + 3]
 
@@ -188,8 +203,10 @@ def test_offline_without_data_dir_the_preflight_says_data_not_settings(tmp_path)
     proc = cli("validate", "--tasks", "taarof_expected,taraz_blend", "--metadata", meta, env=OFFLINE)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     taarof = next(line for line in proc.stderr.splitlines() if "[taarof_expected]" in line)
-    assert taarof.startswith("  1. data [taarof_expected]: taarof/taarof-expected.jsonl: could not read the online "
-                             "release https://raw.githubusercontent.com/niktaas/TAAROFBENCH/")
+    assert taarof.startswith(
+        "  1. data [taarof_expected]: taarof/taarof-expected.jsonl: could not read the online "
+        "release https://raw.githubusercontent.com/niktaas/TAAROFBENCH/"
+    )
     assert "download the file to <data_dir>/taarof/taarof-expected.jsonl and set data_dir" in taarof
     blend = next(line for line in proc.stderr.splitlines() if "[taraz_blend]" in line)
     assert blend.startswith("  2. data [taraz_blend]: could not read the data: ")
@@ -197,8 +214,8 @@ def test_offline_without_data_dir_the_preflight_says_data_not_settings(tmp_path)
 
 
 def test_every_pack_task_reads_a_dataset_the_data_command_knows():
-    from lm_eval_persian_culture.harness.discovery import pack_task_names
     from lm_eval_persian_culture.harness.data_check import SUITE, datasets_for, suite_members
+    from lm_eval_persian_culture.harness.discovery import pack_task_names
 
     assert suite_members() == ["taarof", "divan", "percul", "taraz_blend", "cac"]
     orphans = [t for t in pack_task_names() if t != SUITE and not datasets_for([t])]

@@ -90,7 +90,9 @@ def test_broken_json_line_is_reported_with_line_number(shared_data, tmp_path):
     lines = path.read_text(encoding="utf-8").splitlines()
     lines[9] = lines[9][:-5]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(DataSchemaError, match=r"non-taarof\.jsonl: row 9 \(line 10\): field 'Annotations': not valid JSON"):
+    with pytest.raises(
+        DataSchemaError, match=r"non-taarof\.jsonl: row 9 \(line 10\): field 'Annotations': not valid JSON"
+    ):
         load_rows(taarof.SOURCES["non_taarof"], {"data_dir": str(tmp_path)})
 
 
@@ -107,7 +109,7 @@ def test_csv_reader_keeps_quoted_line_breaks_bom_and_crlf(tmp_path):
     from lm_eval_persian_culture.data.sources import read_local
 
     path = tmp_path / "items.csv"
-    path.write_bytes("\ufeffid,text\r\n1,\"سطر یک\r\nسطر دو, با ویرگول\"\r\n2,آخر".encode("utf-8"))
+    path.write_bytes('\ufeffid,text\r\n1,"سطر یک\r\nسطر دو, با ویرگول"\r\n2,آخر'.encode("utf-8"))
     assert read_local(path) == [{"id": "1", "text": "سطر یک\r\nسطر دو, با ویرگول"}, {"id": "2", "text": "آخر"}]
 
 
@@ -138,7 +140,9 @@ def test_hub_mapping_that_does_not_fit_lists_columns_found():
     from lm_eval_persian_culture.data.sources import _apply_column_map
 
     with pytest.raises(DataSchemaError) as e:
-        _apply_column_map([{"q": "?", "label": 1}], {"question": "question", "answer": "answer"}, "hf:x/y@main split=test")
+        _apply_column_map(
+            [{"q": "?", "label": 1}], {"question": "question", "answer": "answer"}, "hf:x/y@main split=test"
+        )
     assert "columns found ['q', 'label']" in str(e.value) and "missing ['question', 'answer']" in str(e.value)
 
 

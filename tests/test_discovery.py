@@ -141,9 +141,8 @@ def test_include_defaults_false_leaves_the_pack_out(indexed_paths, tmp_path):
 
 def test_not_indexed_by_the_pack_when_lm_eval_discovers_the_entry_point(indexed_paths, monkeypatch):
     # A future lm-eval that reads the `lm_eval.tasks` entry-point group indexes the pack itself.
-    from lm_eval.tasks import TaskManager
-
     import lm_eval.tasks
+    from lm_eval.tasks import TaskManager
 
     monkeypatch.setattr(harness.discovery, "lm_eval_discovers_entry_points", lambda: True)
     TaskManager()
@@ -163,8 +162,9 @@ def test_a_run_of_pack_tasks_only_skips_lm_evals_builtin_index(indexed_paths, tm
     assert not harness.discovery.only_pack_tasks(["taarof_expected", "hellaswag"])
     assert not harness.discovery.only_pack_tasks(["/tmp/my_task.yaml"])
     # The user's own --include_path tasks beside the pack's need no built-in index either.
-    (tmp_path / "mine.yaml").write_text("task: my_own_task\ndataset_path: json\noutput_type: generate_until\n"
-                                        "doc_to_text: q\ndoc_to_target: a\n")
+    (tmp_path / "mine.yaml").write_text(
+        "task: my_own_task\ndataset_path: json\noutput_type: generate_until\ndoc_to_text: q\ndoc_to_target: a\n"
+    )
     assert harness.discovery.only_pack_tasks(["my_own_task", "taarof_expected"], include_path=str(tmp_path))
     assert not harness.discovery.only_pack_tasks(["my_own_task", "taarof_expected"])
     with harness.discovery.skip_builtin_index(["taarof_expected", "hellaswag"]) as skipped:
@@ -190,8 +190,12 @@ def test_wrapper_with_the_same_include_path_indexes_once(tmp_path):
     )
     args = ["validate", "--tasks", "taarof_expected", "--include_path", pack.tasks_dir()]
     # validate runs the pre-flight too: give it the data and say no judge is wanted
-    out = run([sys.executable, "-c", code, *args], tmp_path, PERSIAN_CULTURE_DATA_DIR=str(REPO.parent / "shared" / "data"),
-              PERSIAN_CULTURE_JUDGE_MODEL="none")
+    out = run(
+        [sys.executable, "-c", code, *args],
+        tmp_path,
+        PERSIAN_CULTURE_DATA_DIR=str(REPO.parent / "shared" / "data"),
+        PERSIAN_CULTURE_JUDGE_MODEL="none",
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     calls = [json.loads(line[len("INDEX ") :].replace("'", '"')) for line in out.stderr.splitlines() if line.startswith("INDEX ")]  # fmt: skip
     # two indexes: the check that only pack tasks are asked for, then validate's own; in each the
@@ -219,8 +223,12 @@ def test_plain_lm_eval_validate_finds_pack_tasks(shared_data, tmp_path):
     data.mkdir()
     (data / "taarof").symlink_to(shared_data / "taarof")
     (data / "divan").symlink_to(DIVAN_FIXTURES / "divan")
-    out = run([str(BIN / "lm_eval"), "validate", "--tasks", "taarof_expected,divan_binary"], tmp_path,
-              PERSIAN_CULTURE_DATA_DIR=str(data), PERSIAN_CULTURE_JUDGE_MODEL="none")
+    out = run(
+        [str(BIN / "lm_eval"), "validate", "--tasks", "taarof_expected,divan_binary"],
+        tmp_path,
+        PERSIAN_CULTURE_DATA_DIR=str(data),
+        PERSIAN_CULTURE_JUDGE_MODEL="none",
+    )
     assert out.returncode == 0, out.stdout + out.stderr[-3000:]
     assert "All tasks found and valid" in out.stdout
 
@@ -292,8 +300,11 @@ def test_plain_lm_eval_with_the_local_judge_needs_no_key_and_no_server(shared_da
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-4000:]
     results = json.loads(next(out.rglob("results_*.json")).read_text())
-    records = [json.loads(json.loads(line)["filtered_resps"][0])
-               for p in out.rglob("samples_taarof_expected_*.jsonl") for line in p.read_text().splitlines()]
+    records = [
+        json.loads(json.loads(line)["filtered_resps"][0])
+        for p in out.rglob("samples_taarof_expected_*.jsonl")
+        for line in p.read_text().splitlines()
+    ]
     # a random tiny judge answers garbage: every unreadable answer is a judge error, never a "No"
     unjudged = [r for r in records if r["verdict"] is None]
     assert len(records) == 4

@@ -67,7 +67,9 @@ def test_builtin_only_commands_behave_as_without_the_pack(tmp_path):
 
     if lm_eval.__version__.startswith("0.4"):
         assert out["validate", False][0] == 1 and "Tasks not found: nonexistent" in out["validate", False][1]
-        assert out["run", False][0] == 1 and last_line(out["run", False][2]) == "ValueError: Tasks not found: nonexistent"
+        assert (
+            out["run", False][0] == 1 and last_line(out["run", False][2]) == "ValueError: Tasks not found: nonexistent"
+        )
 
 
 def test_validate_refuses_the_packs_flags_for_builtin_tasks_as_lm_eval_would(tmp_path):
@@ -227,10 +229,17 @@ def test_a_pack_validate_that_breaks_steps_aside_to_lm_evals_own(monkeypatch, ca
         raise AttributeError("an lm-eval internal the pack reads is gone")
 
     monkeypatch.setattr(preflight, "validate", broken)
-    args = argparse.Namespace(tasks="taarof_expected", include_path=None, metadata=None, model_args=None, verbosity=None)
+    args = argparse.Namespace(
+        tasks="taarof_expected", include_path=None, metadata=None, model_args=None, verbosity=None
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         lm_eval_validate.Validate._execute(object.__new__(lm_eval_validate.Validate), args)
-    assert capsys.readouterr().out.splitlines() == ["Validating tasks: ['taarof_expected']", "All tasks found and valid"]
+    assert capsys.readouterr().out.splitlines() == [
+        "Validating tasks: ['taarof_expected']",
+        "All tasks found and valid",
+    ]
     [warning] = [w for w in caught if issubclass(w.category, compat.PackSwitchedOffWarning)]
-    assert "lm_eval validate" in str(warning.message) and "an lm-eval internal the pack reads is gone" in str(warning.message)
+    assert "lm_eval validate" in str(warning.message) and "an lm-eval internal the pack reads is gone" in str(
+        warning.message
+    )

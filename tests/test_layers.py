@@ -40,7 +40,9 @@ def _imports(path: Path, module: str, mods: dict[str, Path]) -> set[str]:
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             # "from package import submodule" depends on the submodule, not on the package's __init__
-            names = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in mods else node.module for a in node.names]
+            names = [
+                f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in mods else node.module for a in node.names
+            ]
         for name in names:
             while name and name not in mods:
                 name = name.rpartition(".")[0]

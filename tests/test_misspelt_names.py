@@ -51,7 +51,15 @@ def test_misspelt_pack_names(names, misspelt, indexed_folders) -> None:
     "argv",
     [
         ["validate", "--tasks", "taarof_expcted"],
-        ["run", "--model", "hf", "--model_args", "pretrained=/nonexistent/model", "--tasks", "taarof_expcted,divan_binray"],
+        [
+            "run",
+            "--model",
+            "hf",
+            "--model_args",
+            "pretrained=/nonexistent/model",
+            "--tasks",
+            "taarof_expcted,divan_binray",
+        ],
     ],
 )
 def test_cli_answers_a_misspelt_pack_name_without_indexing_builtins(argv, indexed_folders, capsys, monkeypatch) -> None:

@@ -72,7 +72,9 @@ def test_install_then_uninstall_in_a_throwaway_venv(wheel, tmp_path):
     site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                capture_output=True, text=True, check=True).stdout.strip())  # fmt: skip
     pip = [sys.executable, "-m", "pip", "--python", str(py)]
-    proc = subprocess.run([*pip, "install", "-q", "--no-deps", "--no-index", str(wheel)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [*pip, "install", "-q", "--no-deps", "--no-index", str(wheel)], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr
     assert all((site / name).is_file() for name in HOOK_FILES)
     # active at start-up there (lm-eval is not installed in this venv, so it only waits)

@@ -89,8 +89,10 @@ def test_validate_says_what_it_checked(shared_data, judge_server):
         env={"OPENAI_API_KEY": "sk-test-not-for-local-servers"},
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"warning: judge_base_url {judge_server.base_url} is not OpenAI's API, yet the judge would send it " \
-           "your $OPENAI_API_KEY" in proc.stderr
+    assert (
+        f"warning: judge_base_url {judge_server.base_url} is not OpenAI's API, yet the judge would send it "
+        "your $OPENAI_API_KEY" in proc.stderr
+    )
     assert "sk-test-not-for-local-servers" not in proc.stdout + proc.stderr
     out = proc.stdout
     assert "pre-flight checked 1 pack task(s): taarof_expected" in out
@@ -131,8 +133,8 @@ def test_judge_url_refusing_connections_is_found_at_preflight(shared_data):
 
 
 def test_judge_model_not_served_is_found_at_preflight(judge_server):
-    from lm_eval_persian_culture.judge import JudgeSettings
     from lm_eval_persian_culture.harness.preflight import PreflightReport, check_judge
+    from lm_eval_persian_culture.judge import JudgeSettings
 
     report = PreflightReport()
     check_judge(JudgeSettings(model="judge-modle", base_url=judge_server.base_url), report, ["taarof_expected"])
@@ -171,7 +173,9 @@ def test_data_schema_error_names_file_row_and_field(shared_data, tmp_path):
     rows = [json.loads(line) for line in (shared_data / "taarof" / "non-taarof.jsonl").read_text().splitlines()[:3]]
     rows[2]["Setting"] = "Party"
     (tmp_path / "taarof" / "non-taarof.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    proc = cli("validate", "--tasks", "taarof_non_taarof", "--metadata", meta(data_dir=str(tmp_path), judge_model="none"))
+    proc = cli(
+        "validate", "--tasks", "taarof_non_taarof", "--metadata", meta(data_dir=str(tmp_path), judge_model="none")
+    )
     assert proc.returncode == 2
     assert first_line(proc, "  1.") == (
         f"  1. data [taarof_non_taarof]: {tmp_path}/taarof/non-taarof.jsonl: row 2: field 'Setting' has value "
@@ -180,8 +184,8 @@ def test_data_schema_error_names_file_row_and_field(shared_data, tmp_path):
 
 
 def test_default_key_sent_to_a_local_server_is_warned_about(judge_server, monkeypatch):
-    from lm_eval_persian_culture.judge import JudgeSettings
     from lm_eval_persian_culture.harness.preflight import PreflightReport, check_judge
+    from lm_eval_persian_culture.judge import JudgeSettings
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-for-local-servers")
     report = PreflightReport()
@@ -205,8 +209,8 @@ def test_default_key_sent_to_a_local_server_is_warned_about(judge_server, monkey
 
 
 def test_local_hf_judge_checks_only_its_directory(tmp_path):
-    from lm_eval_persian_culture.judge import JudgeSettings
     from lm_eval_persian_culture.harness.preflight import PreflightReport, check_judge
+    from lm_eval_persian_culture.judge import JudgeSettings
 
     report = PreflightReport()
     check_judge(JudgeSettings(model=f"hf:{tmp_path}/missing-judge"), report, ["taarof_expected"])
@@ -370,15 +374,19 @@ def test_judge_dying_midway_keeps_generations_and_rejudge_restores_the_scores(sh
     lines = message_lines(proc)
     head = [line for line in lines if line.startswith("judge failed on 1 task")]
     assert head, proc.stderr[-3000:]
-    assert lines[-1] == f"Re-score the saved replies once the judge works, without generating again: " \
-                        f"lm-eval-persian rejudge {tmp_path / 'B'}"
+    assert (
+        lines[-1] == f"Re-score the saved replies once the judge works, without generating again: "
+        f"lm-eval-persian rejudge {tmp_path / 'B'}"
+    )
     partial = json.loads(_latest(tmp_path / "B", "results_*.json").read_text())
     # scores of the judged items: row 0 Yes, row 1 No -> 1/2; rows 2 and 3 have no verdict
     assert _scores(partial)["accuracy,judge"] == pytest.approx(1 / 2)
     assert _scores(partial)["judge_errors,judge"] == 2
     [failure] = partial["judge_failures"]
     assert failure["task"] == "taarof_expected" and failure["no_verdict"] == 2 and failure["items"] == 4
-    samples = [json.loads(l) for l in _latest(tmp_path / "B", "samples_taarof_expected_*.jsonl").read_text().splitlines()]
+    samples = [
+        json.loads(l) for l in _latest(tmp_path / "B", "samples_taarof_expected_*.jsonl").read_text().splitlines()
+    ]
     assert [s["doc_id"] for s in samples] == [0, 1, 2, 3]
     assert all(s["resps"][0][0] == json.loads(s["filtered_resps"][0])["response"] for s in samples)
 
@@ -394,7 +402,9 @@ def test_judge_dying_midway_keeps_generations_and_rejudge_restores_the_scores(sh
     assert _scores(rejudged) == _scores(full)
     assert "judge_failures" not in rejudged
     assert rejudged["rejudge"]["judge"]["base_url"] == server.base_url
-    new_samples = [json.loads(l) for l in _latest(tmp_path / "B", "samples_taarof_expected_*.jsonl").read_text().splitlines()]
+    new_samples = [
+        json.loads(l) for l in _latest(tmp_path / "B", "samples_taarof_expected_*.jsonl").read_text().splitlines()
+    ]
     assert [s["resps"] for s in new_samples] == [s["resps"] for s in samples]
     assert [s["arguments"] for s in new_samples] == [s["arguments"] for s in samples]
 
@@ -410,7 +420,7 @@ def test_judge_failure_without_log_samples_still_writes_the_samples(shared_data,
     results_file = _latest(tmp_path / "C", "results_*.json")
     results = json.loads(results_file.read_text())
     assert "samples" not in results and results["judge_failures"][0]["no_verdict"] == 4
-    stamp = results_file.name[len("results_"):-len(".json")]
+    stamp = results_file.name[len("results_") : -len(".json")]
     samples_file = results_file.with_name(f"samples_taarof_expected_{stamp}.jsonl")
     assert len(samples_file.read_text().splitlines()) == 4
 

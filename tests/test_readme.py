@@ -21,9 +21,11 @@ def test_ci_runs_exactly_the_readme_test_command():
     ci_commands = [line for line in ci.splitlines() if line.strip() and not line.startswith(("#", "set ", "cd "))]
     assert test_cmd.splitlines() == ci_commands
     # both lm-eval versions the README names: the whole suite, then the marked subset under 0.5
-    assert "pytest" in ci_commands[0] and "-m lmeval05" in ci_commands[1] and "lm-eval==0.5.0.dev1" in (
-        REPO / ".ci" / "venv-lm-eval-0.5"
-    ).read_text(encoding="utf-8")
+    assert (
+        "pytest" in ci_commands[0]
+        and "-m lmeval05" in ci_commands[1]
+        and "lm-eval==0.5.0.dev1" in (REPO / ".ci" / "venv-lm-eval-0.5").read_text(encoding="utf-8")
+    )
 
 
 def test_readme_catalogue_names_every_pack_group():

@@ -26,8 +26,7 @@ def _metrics_by_task() -> dict[str, set[str]]:
         cfg = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
         if "group" in cfg:
             groups[cfg["group"]] = [t if isinstance(t, str) else t.get("task") for t in cfg["task"]]
-            metrics.setdefault(cfg["group"], set()).update(
-                m["metric"] for m in cfg.get("aggregate_metric_list") or [])
+            metrics.setdefault(cfg["group"], set()).update(m["metric"] for m in cfg.get("aggregate_metric_list") or [])
         else:
             metrics.setdefault(cfg["task"], set()).update(m["metric"] for m in cfg.get("metric_list") or [])
     changed = True
@@ -49,7 +48,9 @@ def test_reference_file_names_pack_tasks_and_metrics(benchmark, path):
     for i, row in enumerate(rows):
         assert row["benchmark"] == benchmark
         assert row["task"] in known, f"{path.name} row {i}: no pack task or group {row['task']!r}"
-        assert row["metric"] in known[row["task"]], f"{path.name} row {i}: {row['task']} has no metric {row['metric']!r}"
+        assert row["metric"] in known[row["task"]], (
+            f"{path.name} row {i}: {row['task']} has no metric {row['metric']!r}"
+        )
 
 
 @pytest.mark.parametrize(
@@ -57,14 +58,34 @@ def test_reference_file_names_pack_tasks_and_metrics(benchmark, path):
     [
         ([], "expected a JSON object"),
         ({"benchmark": "x", "paper": "p", "rows": []}, "'rows' must be a non-empty list"),
-        ({"benchmark": "x", "paper": "p", "rows": [{"model": "m", "task": "t", "metric": "a", "source": "T1"}]},
-         "row 0: field 'value' is missing"),
-        ({"benchmark": "x", "paper": "p", "rows": [{"model": "m", "task": "t", "metric": "a", "value": "0.5",
-                                                    "source": "T1"}]}, "row 0: field 'value' has the wrong type"),
-        ({"benchmark": "x", "paper": "p", "rows": [{"model": "m", "task": "t", "metric": "a", "value": 0.5,
-                                                    "source": "T1", "colour": "red"}]}, "row 0: unknown field 'colour'"),
-        ({"benchmark": "x", "paper": "p", "rows": [{"model": "m", "task": "t", "metric": "a", "value": 0.5,
-                                                    "source": "T1", "kind": "robot"}]}, "row 0: field 'kind'"),
+        (
+            {"benchmark": "x", "paper": "p", "rows": [{"model": "m", "task": "t", "metric": "a", "source": "T1"}]},
+            "row 0: field 'value' is missing",
+        ),
+        (
+            {
+                "benchmark": "x",
+                "paper": "p",
+                "rows": [{"model": "m", "task": "t", "metric": "a", "value": "0.5", "source": "T1"}],
+            },
+            "row 0: field 'value' has the wrong type",
+        ),
+        (
+            {
+                "benchmark": "x",
+                "paper": "p",
+                "rows": [{"model": "m", "task": "t", "metric": "a", "value": 0.5, "source": "T1", "colour": "red"}],
+            },
+            "row 0: unknown field 'colour'",
+        ),
+        (
+            {
+                "benchmark": "x",
+                "paper": "p",
+                "rows": [{"model": "m", "task": "t", "metric": "a", "value": 0.5, "source": "T1", "kind": "robot"}],
+            },
+            "row 0: field 'kind'",
+        ),
     ],
 )
 def test_malformed_reference_data_is_named(data, message):

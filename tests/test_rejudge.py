@@ -27,7 +27,9 @@ def saved_run(data_dir: Path, server: FakeOpenAIServer, out: Path, cache: Path) 
     """A judged taarof_expected run of LIMIT items, saved as the lm-eval CLI saves it (results + samples)."""
     from lm_eval.loggers import EvaluationTracker
 
-    results = evaluate(["taarof_expected"], {"data_dir": str(data_dir), **judge_settings(server.base_url, cache)}, limit=LIMIT)
+    results = evaluate(
+        ["taarof_expected"], {"data_dir": str(data_dir), **judge_settings(server.base_url, cache)}, limit=LIMIT
+    )
     tracker = EvaluationTracker(output_path=str(out))
     samples = results.pop("samples")
     tracker.save_results_aggregated(results=results, samples=samples)
@@ -80,8 +82,10 @@ def test_rejudge_needs_no_data_where_the_samples_hold_the_docs(run, caplog, monk
     assert failures == []
     assert server.request_count == before  # every verdict from the cache: the same prompts as the run's
     assert judged_scores(new) == judged_scores(original)
-    assert any("the data cannot be read here" in r.getMessage() and f"the {LIMIT} docs saved" in r.getMessage()
-               for r in caplog.records), caplog.text
+    assert any(
+        "the data cannot be read here" in r.getMessage() and f"the {LIMIT} docs saved" in r.getMessage()
+        for r in caplog.records
+    ), caplog.text
 
 
 @pytest.mark.e2e

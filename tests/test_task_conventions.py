@@ -131,7 +131,7 @@ def test_requests_for_limit(tasks, name):
 def _writeout():
     import lm_eval.evaluator_utils as utils
 
-    return getattr(utils, "print_writeout", None) or getattr(utils, "_print_writeout")
+    return getattr(utils, "print_writeout", None) or utils._print_writeout
 
 
 @pytest.mark.parametrize("name", TASKS)

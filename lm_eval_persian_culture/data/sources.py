@@ -18,8 +18,6 @@ The loader then:
 
 from __future__ import annotations
 
-from lm_eval_persian_culture.errors import PackUserError
-
 import codecs
 import csv
 import hashlib
@@ -27,9 +25,12 @@ import io
 import json
 import logging
 import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from lm_eval_persian_culture.errors import PackUserError
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
@@ -103,10 +104,7 @@ class Schema:
         found = list(rows[0].keys())
         missing = [c for c in expected if c not in found]
         if missing:
-            raise DataSchemaError(
-                f"{origin}: columns found {found}, expected at least {expected} "
-                f"(missing {missing})"
-            )
+            raise DataSchemaError(f"{origin}: columns found {found}, expected at least {expected} (missing {missing})")
         for i, row in enumerate(rows):
             for col in self.columns:
                 if col.name not in row:
@@ -224,7 +222,9 @@ def _where_in_json(prefix: str) -> str:
     if not stack:
         return f"line {line}"
     outer, inner = stack[0], (stack[1] if len(stack) > 1 else None)
-    where = f"row {outer[2]}" + (f" (id {outer[1]!r}, line {line})" if outer[0] == "{" and outer[1] else f" (line {line})")
+    where = f"row {outer[2]}" + (
+        f" (id {outer[1]!r}, line {line})" if outer[0] == "{" and outer[1] else f" (line {line})"
+    )
     return where + _field_part(inner[1] if inner and inner[0] == "{" else None)
 
 
@@ -250,7 +250,7 @@ def read_text(path: Path, where: Callable[[str], str]) -> str:
     where they sit (``where`` turns the text before them into 'row R (line L): field F')."""
     data = path.read_bytes()
     if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
+        data = data[len(codecs.BOM_UTF8) :]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -420,8 +420,10 @@ def local_path(source: SourceFile, data_dir: Path) -> Path:
     path = data_dir / source.benchmark / source.filename
     if not path.is_file():
         if source.url is None and source.hub is None:  # nothing online to fall back to: say so
-            otherwise = ("this file has no public release the pack can download: bring your own copy "
-                         "(`lm-eval-persian data` shows each benchmark's layout).")
+            otherwise = (
+                "this file has no public release the pack can download: bring your own copy "
+                "(`lm-eval-persian data` shows each benchmark's layout)."
+            )
         else:
             otherwise = f"unset data_dir/{DATA_DIR_ENV} to read the online release instead."
         raise DataNotFoundError(

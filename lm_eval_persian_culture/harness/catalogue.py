@@ -7,8 +7,8 @@ import difflib
 from collections.abc import Iterable
 from pathlib import Path
 
-from lm_eval_persian_culture.tasks._benchmark import TASKS_DIR
 from lm_eval_persian_culture.harness import compat
+from lm_eval_persian_culture.tasks._benchmark import TASKS_DIR
 
 
 def in_pack(path: Path | None) -> bool:

@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 import sys
 
-from lm_eval_persian_culture.tasks._benchmark import tasks_dir
 from lm_eval_persian_culture.harness import install_into_lm_eval
+from lm_eval_persian_culture.tasks._benchmark import tasks_dir
 
 
 def _split_verbosity(argv: list[str]):

@@ -18,9 +18,9 @@ import os
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from lm_eval_persian_culture.data.sources import DATA_DIR_ENV, DataNotFoundError, DataSchemaError, resolve_data_dir
 from lm_eval_persian_culture.tasks._benchmark import GATED, UNPUBLISHED, Dataset, all_datasets, benchmarks
@@ -91,8 +91,9 @@ def local_copy_hint(ds: Dataset, data_dir: Path | str = "<data_dir>") -> str:
     return ", ".join(f"{data_dir}/{f}" for f in ds.files)
 
 
-def check(ds: Dataset, settings: Mapping, network: bool = True,
-          probe_fn: Callable[..., tuple[int | None, str]] = probe) -> Status:
+def check(
+    ds: Dataset, settings: Mapping, network: bool = True, probe_fn: Callable[..., tuple[int | None, str]] = probe
+) -> Status:
     data_dir = resolve_data_dir(settings)
     if data_dir is not None:
         try:
@@ -112,18 +113,26 @@ def check(ds: Dataset, settings: Mapping, network: bool = True,
         return Status(ds, False, "offline", f"{' and '.join(offline)} set, so the online release cannot be read: {put}")
     token = _hf_token() if ds.hub_repo else None
     if ds.access == GATED and not token:
-        return Status(ds, False, "needs token",
-                      f"no Hugging Face token found: accept the terms on https://huggingface.co/datasets/{ds.hub_repo}, "
-                      f"then `huggingface-cli login` (or set HF_TOKEN); or {put}")
+        return Status(
+            ds,
+            False,
+            "needs token",
+            f"no Hugging Face token found: accept the terms on https://huggingface.co/datasets/{ds.hub_repo}, "
+            f"then `huggingface-cli login` (or set HF_TOKEN); or {put}",
+        )
     if not network or not ds.probe_url:
         return Status(ds, False, "not checked", f"online release not probed (--no-network); {ds.online}")
     status, reason = probe_fn(ds.probe_url, token)
     if status is None:
         return Status(ds, False, "unreachable", f"{ds.probe_url} cannot be reached ({reason}): {put}")
     if status in (401, 403):
-        return Status(ds, False, "refused",
-                      f"the hub refused the token (HTTP {status}): accept the terms on "
-                      f"https://huggingface.co/datasets/{ds.hub_repo} with that account; or {put}")
+        return Status(
+            ds,
+            False,
+            "refused",
+            f"the hub refused the token (HTTP {status}): accept the terms on "
+            f"https://huggingface.co/datasets/{ds.hub_repo} with that account; or {put}",
+        )
     if status >= 400:
         return Status(ds, False, "unreachable", f"{ds.probe_url} answered HTTP {status} ({reason}): {put}")
     return Status(ds, True, "ready", f"online release reachable ({ds.online}); read at run time")
@@ -171,12 +180,16 @@ def format_table(statuses: Sequence[Status], data_dir: Path | None) -> str:
     if all(members.values()):
         ready = [m for m, ss in members.items() if all(s.ready for s in ss)]
         blocked = [m for m in members if m not in ready]
-        lines.append(f"{SUITE}: {len(ready)} of {len(members)} members ready ({', '.join(ready) or 'none'})"
-                     + (f"; cannot run: {', '.join(blocked)}" if blocked else ""))
+        lines.append(
+            f"{SUITE}: {len(ready)} of {len(members)} members ready ({', '.join(ready) or 'none'})"
+            + (f"; cannot run: {', '.join(blocked)}" if blocked else "")
+        )
         if blocked and ready:
             lines.append(f"  run the ready ones alone with --tasks {','.join(ready)}")
-    lines.append("TARAZ's embedding metrics also need a sentence-embedding model (`embedding_model`; "
-                 "see lm_eval_persian_culture/tasks/taraz/README.md).")
+    lines.append(
+        "TARAZ's embedding metrics also need a sentence-embedding model (`embedding_model`; "
+        "see lm_eval_persian_culture/tasks/taraz/README.md)."
+    )
     return "\n".join(lines)
 
 
@@ -184,13 +197,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="lm-eval-persian data",
         description="Which benchmarks' data is ready in this setup, where each comes from and what it needs. "
-                    "Exit status 0 when every dataset asked about is ready, 1 otherwise.")
+        "Exit status 0 when every dataset asked about is ready, 1 otherwise.",
+    )
     parser.add_argument("--data_dir", default=None, help=f"a local data dir (default: ${DATA_DIR_ENV})")
     parser.add_argument("--metadata", default=None, help="run settings as JSON, as in `run --metadata` (data_dir)")
-    parser.add_argument("--tasks", default=None, help="only the datasets these tasks read (comma-separated; "
-                                                      f"{SUITE} = its members)")
-    parser.add_argument("--no-network", "--no_network", dest="network", action="store_false",
-                        help="do not probe the online releases")
+    parser.add_argument(
+        "--tasks", default=None, help=f"only the datasets these tasks read (comma-separated; {SUITE} = its members)"
+    )
+    parser.add_argument(
+        "--no-network", "--no_network", dest="network", action="store_false", help="do not probe the online releases"
+    )
     args = parser.parse_args(argv)
     from lm_eval_persian_culture.errors import UserInputError
     from lm_eval_persian_culture.harness.resolve import parse_metadata
@@ -206,8 +222,10 @@ def main(argv: list[str] | None = None) -> int:
         chosen = datasets_for(names)
         unknown = [t for t in names if t != SUITE and not any(ds.serves(t) for ds in DATASETS)]
         if unknown:
-            raise UserInputError(f"--tasks: {', '.join(unknown)} read no dataset the pack knows "
-                                 f"(the pack's benchmarks: {', '.join(benchmarks())})")
+            raise UserInputError(
+                f"--tasks: {', '.join(unknown)} read no dataset the pack knows "
+                f"(the pack's benchmarks: {', '.join(benchmarks())})"
+            )
     else:
         chosen = [(ds, []) for ds in DATASETS]
     statuses = []

@@ -18,11 +18,11 @@ Explicit ``--gen_kwargs`` the user gives still win.
 
 from __future__ import annotations
 
-from lm_eval_persian_culture.errors import PackUserError
-
 import argparse
 import json
 from typing import Any
+
+from lm_eval_persian_culture.errors import PackUserError
 
 DECODING_CHOICES = ("greedy", "model_default")
 LOCAL_MODELS = ("hf", "hf-auto", "huggingface", "vllm", "sglang", "hf-multimodal", "vllm-vlm")

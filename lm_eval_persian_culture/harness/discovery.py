@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 _builtin_index_skipped = False  # set by skip_builtin_index() for a run that asks only for pack tasks
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def lm_eval_discovers_entry_points() -> bool:
     """True when the installed lm-eval indexes the ``lm_eval.tasks`` entry-point group itself.
 

@@ -15,7 +15,8 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from lm_eval_persian_culture.errors import EXIT_USER_ERROR, PackUserError, UserInputError
 from lm_eval_persian_culture.harness.catalogue import suggest

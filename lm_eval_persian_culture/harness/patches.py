@@ -40,7 +40,8 @@ import importlib.abc
 import inspect
 import os
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from lm_eval_persian_culture.errors import PackUserError
 from lm_eval_persian_culture.harness import compat, discovery, preflight

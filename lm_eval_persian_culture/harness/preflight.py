@@ -26,9 +26,10 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from lm_eval_persian_culture.errors import PackUserError, UserInputError
@@ -54,7 +55,7 @@ LOCAL_JUDGE_PREFIX = "hf:"
 class PreflightError(PackUserError, ValueError):
     """One or more problems found before the model loads; the message lists all of them."""
 
-    def __init__(self, problems: Sequence["Problem"]) -> None:
+    def __init__(self, problems: Sequence[Problem]) -> None:
         self.problems = list(problems)
         super().__init__(format_problems(self.problems))
 

@@ -22,10 +22,10 @@ import copy
 import json
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from lm_eval_persian_culture.errors import UserInputError
 from lm_eval_persian_culture.harness.guard import failure_message
@@ -169,7 +169,9 @@ class _ReplayMixin:
                 # the item, less how the run was made (data path, judge prompt form, decoding)
                 same = doc_identity(sample["doc"]) == doc_identity(req.doc)
             else:
-                doc_hash = hash_string(json.dumps(req.doc, indent=2, default=handle_non_serializable, ensure_ascii=False))
+                doc_hash = hash_string(
+                    json.dumps(req.doc, indent=2, default=handle_non_serializable, ensure_ascii=False)
+                )
                 same = not sample.get("doc_hash") or sample["doc_hash"] == doc_hash
             if not same:
                 raise UserInputError(
@@ -206,7 +208,7 @@ def saved_docs(task: str, samples: Mapping[int, dict], settings: Mapping[str, An
     if ids != list(range(len(ids))) or not all(isinstance(samples[i].get("doc"), dict) for i in ids):
         raise UserInputError(
             f"{task}: the samples do not hold every doc from the first one on, so rejudge needs the task's data: "
-            "set data_dir (--metadata '{\"data_dir\": \"/path/to/data\"}') to the folder the run read"
+            'set data_dir (--metadata \'{"data_dir": "/path/to/data"}\') to the folder the run read'
         )
     docs = [dict(samples[i]["doc"]) for i in ids]
     for key in TASK_JUDGE_KEYS & set(settings):
@@ -302,8 +304,11 @@ def rejudge(path: Path, overrides: Mapping[str, Any]) -> tuple[Path, dict, list[
     for task, task_samples in samples.items():
         for sample in task_samples:  # the prompts the replies really came from, not the replay's
             old = saved[task][sample["doc_id"]]
-            sample["arguments"] = [tuple(a.values()) for a in old["arguments"].values()] \
-                if isinstance(old.get("arguments"), dict) else old.get("arguments")
+            sample["arguments"] = (
+                [tuple(a.values()) for a in old["arguments"].values()]
+                if isinstance(old.get("arguments"), dict)
+                else old.get("arguments")
+            )
             sample["prompt_hash"] = old.get("prompt_hash", sample["prompt_hash"])
 
     new = copy.deepcopy(original)

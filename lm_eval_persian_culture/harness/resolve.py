@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 from lm_eval_persian_culture.errors import UserInputError
 from lm_eval_persian_culture.harness import compat

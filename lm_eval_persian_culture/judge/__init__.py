@@ -6,8 +6,8 @@ extractor reuse it with their own prompts (``template_id``), parsers and answer 
 (``judge_many(..., max_tokens=...)``).
 """
 
-from lm_eval_persian_culture.judge.cache import CachedAnswer, JudgeCache, cache_key
 from lm_eval_persian_culture.judge.backend import JudgeBackend
+from lm_eval_persian_culture.judge.cache import CachedAnswer, JudgeCache, cache_key
 from lm_eval_persian_culture.judge.client import Judge, JudgeResult, JudgeUsage
 from lm_eval_persian_culture.judge.concurrency import AdaptiveLimit
 from lm_eval_persian_culture.judge.parse import parse_yes_no
@@ -16,10 +16,10 @@ from lm_eval_persian_culture.judge.settings import (
     LOCAL_PREFIX,
     PAPER_JUDGE_MODEL,
     PAPER_SYSTEM_PROMPT,
+    VERDICT_MAX_TOKENS,
     JudgeConfigError,
     JudgeFailureError,
     JudgeSettings,
-    VERDICT_MAX_TOKENS,
     check_not_self_judge,
 )
 

@@ -61,6 +61,7 @@ class JudgeResult:
     completion_tokens: int = 0
     served_model: str | None = None  # the model name the server reported (served judges)
 
+
 @dataclass
 class JudgeUsage:
     """Running totals over a Judge's lifetime; tokens and cost count only requests actually sent.
@@ -344,4 +345,3 @@ class Judge:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-

@@ -16,8 +16,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from lm_eval_persian_culture.judge import JudgeConfigError, JudgeSettings
 from lm_eval_persian_culture.judge.filter import configured_judge, judge_for, record_judge_in_results, template_id

@@ -17,9 +17,8 @@ import hashlib
 import logging
 import os
 import sys
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from lm_eval_persian_culture.scoring.records import encode_record
 from lm_eval_persian_culture.judge import (
     VERDICT_MAX_TOKENS,
     Judge,
@@ -30,18 +29,19 @@ from lm_eval_persian_culture.judge import (
     parse_yes_no,
 )
 from lm_eval_persian_culture.lm_eval_stack import current_task_name, running_task_metadata
+from lm_eval_persian_culture.scoring.records import encode_record
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
 NO_JUDGE_MESSAGE = (
     "This task is scored by an LLM judge, and none is configured. Set one with\n"
-    "  --metadata '{\"judge_model\": \"gpt-4\"}'   (the paper's judge; key read from $OPENAI_API_KEY)\n"
+    '  --metadata \'{"judge_model": "gpt-4"}\'   (the paper\'s judge; key read from $OPENAI_API_KEY)\n'
     "or an open model run in this process, no key needed:\n"
-    "  --metadata '{\"judge_model\": \"hf:Qwen/Qwen2.5-1.5B-Instruct\"}'   (a hub id or hf:/path/to/model)\n"
+    '  --metadata \'{"judge_model": "hf:Qwen/Qwen2.5-1.5B-Instruct"}\'   (a hub id or hf:/path/to/model)\n'
     "or any OpenAI-compatible server:\n"
-    "  --metadata '{\"judge_model\": \"<name>\", \"judge_base_url\": \"http://127.0.0.1:8000/v1\"}'\n"
+    '  --metadata \'{"judge_model": "<name>", "judge_base_url": "http://127.0.0.1:8000/v1"}\'\n'
     "or the env vars PERSIAN_CULTURE_JUDGE_MODEL / PERSIAN_CULTURE_JUDGE_BASE_URL.\n"
-    "To only generate (no scores), pass --metadata '{\"judge_model\": \"none\"}' or --predict_only."
+    'To only generate (no scores), pass --metadata \'{"judge_model": "none"}\' or --predict_only.'
 )
 
 _active: JudgeSettings | None = None
@@ -140,14 +140,16 @@ def run_judge(
         logger.error("%s: %s The run goes on: results and samples are written, then it exits with an error.",
                      task or "judged task", err)  # fmt: skip
     return [
-        encode_record({
-            "response": reply,
-            "verdict": None if res.verdict is None else ("yes" if res.verdict else "no"),
-            "judge_raw": res.raw,
-            "judge_error": res.error,
-            "judge_cached": res.cached,
-            **judge_identity(judge, res),
-        })
+        encode_record(
+            {
+                "response": reply,
+                "verdict": None if res.verdict is None else ("yes" if res.verdict else "no"),
+                "judge_raw": res.raw,
+                "judge_error": res.error,
+                "judge_cached": res.cached,
+                **judge_identity(judge, res),
+            }
+        )
         for reply, res in zip(replies, results)
     ]
 

@@ -28,9 +28,9 @@ import os
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from lm_eval_persian_culture.lm_eval_stack import lm_eval_world_size
 

@@ -117,7 +117,9 @@ class OpenAIBackend:
             self._warned_refused = False
         pool = ThreadPoolExecutor(max_workers=min(self.settings.concurrency, len(prompts)))
         try:
-            futures = {pool.submit(self._ask, client, prompt, max_tokens, cancel): i for i, prompt in enumerate(prompts)}
+            futures = {
+                pool.submit(self._ask, client, prompt, max_tokens, cancel): i for i, prompt in enumerate(prompts)
+            }
             for future in as_completed(futures):
                 answer, error = future.result()
                 on_answer(futures[future], answer, error)
@@ -241,12 +243,16 @@ class OpenAIBackend:
             start, answered, total = self._pace
             self._pace = (start, answered + 1, total)
         usage = completion.get("usage") if isinstance(completion.get("usage"), dict) else {}
-        return CachedAnswer(
-            raw=text,
-            prompt_tokens=_count(usage.get("prompt_tokens")),
-            completion_tokens=_count(usage.get("completion_tokens")),
-            served_model=served,
-        ), None, False
+        return (
+            CachedAnswer(
+                raw=text,
+                prompt_tokens=_count(usage.get("prompt_tokens")),
+                completion_tokens=_count(usage.get("completion_tokens")),
+                served_model=served,
+            ),
+            None,
+            False,
+        )
 
     def _on_timeout(self, cut: bool, solo: bool) -> None:
         settings = self.settings
@@ -291,9 +297,7 @@ class OpenAIBackend:
         with self._lock:
             first = not self._warned_refused
             self._warned_refused = True
-            give_up = (
-                refusals >= _REFUSALS_TO_GIVE_UP and self._last_answer_at < since and self._given_up is None
-            )
+            give_up = refusals >= _REFUSALS_TO_GIVE_UP and self._last_answer_at < since and self._given_up is None
             if give_up:
                 self._given_up = (
                     f"judge server unreachable: {self.url} refused the connection {refusals} times in a row over "

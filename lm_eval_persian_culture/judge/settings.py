@@ -7,8 +7,6 @@ setting: only the *name* of the environment variable that holds it is.
 
 from __future__ import annotations
 
-from lm_eval_persian_culture.errors import PackUserError
-
 import dataclasses
 import logging
 import os
@@ -18,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+from lm_eval_persian_culture.errors import PackUserError
 
 log = logging.getLogger(__name__)
 
@@ -261,8 +261,13 @@ _SPECS = (
     _Spec("timeout", "judge_timeout", _ENV_PREFIX + "TIMEOUT", _parse_float, "seconds"),
     _Spec("max_retries", "judge_max_retries", _ENV_PREFIX + "MAX_RETRIES", _parse_int, "an integer"),
     _Spec("retry_backoff", "judge_retry_backoff", _ENV_PREFIX + "RETRY_BACKOFF", _parse_float, "seconds"),
-    _Spec("unparseable_retries", "judge_unparseable_retries", _ENV_PREFIX + "UNPARSEABLE_RETRIES", _parse_int,
-          "an integer"),
+    _Spec(
+        "unparseable_retries",
+        "judge_unparseable_retries",
+        _ENV_PREFIX + "UNPARSEABLE_RETRIES",
+        _parse_int,
+        "an integer",
+    ),
     _Spec("max_error_rate", "judge_max_error_rate", _ENV_PREFIX + "MAX_ERROR_RATE", _parse_float, "a number"),
     _Spec("allow_self_judge", "judge_allow_self", _ENV_PREFIX + "ALLOW_SELF", _parse_bool, "true/false"),
     _Spec("batch_size", "judge_batch_size", _ENV_PREFIX + "BATCH_SIZE", _parse_int, "an integer"),
@@ -296,9 +301,7 @@ def _reject_secrets(metadata: Mapping[str, Any]) -> None:
 
 
 def _warn_unknown_keys(metadata: Mapping[str, Any]) -> None:
-    unknown = sorted(
-        k for k in metadata if str(k).startswith("judge_") and k not in _METADATA_KEYS | TASK_JUDGE_KEYS
-    )
+    unknown = sorted(k for k in metadata if str(k).startswith("judge_") and k not in _METADATA_KEYS | TASK_JUDGE_KEYS)
     if unknown:
         log.warning("Ignoring unknown judge settings %s; known: %s", unknown, sorted(_METADATA_KEYS))
 

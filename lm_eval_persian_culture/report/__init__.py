@@ -39,15 +39,24 @@ def export_main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="lm-eval-persian export", description="Leaderboard rows from lm-eval results")
     parser.add_argument("inputs", nargs="+", type=Path, help="lm-eval --output_path folders or results_*.json files")
     parser.add_argument("--format", choices=FORMATS, required=True)
-    parser.add_argument("--out", type=Path, required=True,
-                        help="a .csv file (csv, partai) or a folder (hf-leaderboard: results/ and requests/)")
-    parser.add_argument("--allow-subset", "--allow_subset", dest="allow_subset", action="store_true",
-                        help="export scores of runs cut by --limit (refused otherwise); the row's Subset column "
-                             "names each such score")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="a .csv file (csv, partai) or a folder (hf-leaderboard: results/ and requests/)",
+    )
+    parser.add_argument(
+        "--allow-subset",
+        "--allow_subset",
+        dest="allow_subset",
+        action="store_true",
+        help="export scores of runs cut by --limit (refused otherwise); the row's Subset column names each such score",
+    )
     args = parser.parse_args(argv)
     warnings: list[str] = []
-    paths = export(args.inputs, args.format, args.out, allow_subset=args.allow_subset,
-                   warnings=warnings)  # ReportInputError: exit 2 (cli)
+    paths = export(
+        args.inputs, args.format, args.out, allow_subset=args.allow_subset, warnings=warnings
+    )  # ReportInputError: exit 2 (cli)
     for path in paths:
         print(path)
     for line in warnings:

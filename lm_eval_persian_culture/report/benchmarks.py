@@ -36,5 +36,13 @@ def is_breakdown(task: str, metric: str) -> bool:
     return breakdown_of(task, metric) is not None
 
 
-__all__ = ["SIGNED_METRICS", "SPREAD_SUFFIXES", "Benchmark", "benchmark_of", "benchmarks", "breakdown_of",
-           "headline_metrics", "is_breakdown"]
+__all__ = [
+    "SIGNED_METRICS",
+    "SPREAD_SUFFIXES",
+    "Benchmark",
+    "benchmark_of",
+    "benchmarks",
+    "breakdown_of",
+    "headline_metrics",
+    "is_breakdown",
+]

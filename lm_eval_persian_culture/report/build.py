@@ -11,7 +11,7 @@ from lm_eval_persian_culture.report.benchmarks import Benchmark, benchmark_of, b
 from lm_eval_persian_culture.report.charts import Chart, draw
 from lm_eval_persian_culture.report.references import load_references
 from lm_eval_persian_culture.report.runs import Run, known_task_versions, load_runs
-from lm_eval_persian_culture.report.scores import Score, breakdown_scores, metric_records, run_scores, task_metrics
+from lm_eval_persian_culture.report.scores import Score, breakdown_scores, metric_records, run_scores
 from lm_eval_persian_culture.tasks._benchmark import (
     BreakdownCharts,
     ChartSpec,
@@ -59,7 +59,9 @@ def _provenance(run: Run, task: str) -> str:
     samples = run.samples(task)
     if not samples:
         return ""
-    found = sorted({str((s.get("doc") or {}).get("provenance")) for s in samples if (s.get("doc") or {}).get("provenance")})
+    found = sorted(
+        {str((s.get("doc") or {}).get("provenance")) for s in samples if (s.get("doc") or {}).get("provenance")}
+    )
     return ", ".join(found)
 
 
@@ -114,15 +116,21 @@ def differences(rows: list[Row]) -> list[str]:
             continue
         labels = sorted({label for r in task_rows for label, _ in r.fingerprint})
         for label in labels:
-            values = {r.model + (f" ({r.run.path.name})" if sum(x.model == r.model for x in task_rows) > 1 else ""):
-                      dict(r.fingerprint).get(label, "(not recorded)") for r in task_rows}
+            values = {
+                r.model + (f" ({r.run.path.name})" if sum(x.model == r.model for x in task_rows) > 1 else ""): dict(
+                    r.fingerprint
+                ).get(label, "(not recorded)")
+                for r in task_rows
+            }
             if len(set(values.values())) > 1:
                 detail = "; ".join(f"{m}: {v}" for m, v in values.items())
                 lines.append(f"`{task}`: {label} differs between rows: {detail}")
     for row in rows:
         if row.also_in:
-            lines.append(f"`{row.task}` for {row.model}: {len(row.also_in)} earlier run(s) with the same settings "
-                         f"({', '.join(p.name for p in row.also_in)}); the latest, {row.run.path.name}, is shown")
+            lines.append(
+                f"`{row.task}` for {row.model}: {len(row.also_in)} earlier run(s) with the same settings "
+                f"({', '.join(p.name for p in row.also_in)}); the latest, {row.run.path.name}, is shown"
+            )
     return lines
 
 
@@ -132,8 +140,11 @@ def missing_items(runs: list[Run]) -> list[str]:
     lines = []
     for run in runs:
         for task, metrics in run.results.items():
-            nan = sorted(k.partition(",")[0] for k, v in metrics.items()
-                         if isinstance(v, float) and math.isnan(v) and not k.partition(",")[0].endswith("_stderr"))
+            nan = sorted(
+                k.partition(",")[0]
+                for k, v in metrics.items()
+                if isinstance(v, float) and math.isnan(v) and not k.partition(",")[0].endswith("_stderr")
+            )
             by_cause: dict[str, list[str]] = {}
             for metric in nan:
                 by_cause.setdefault(missing_cause(run, task, metric), []).append(metric)
@@ -148,8 +159,9 @@ def missing_cause(run: Run, task: str, metric: str) -> str:
     original = ((run.data.get("n-samples") or {}).get(task) or {}).get("original")
     cut = isinstance(original, int) and n is not None and n < original
     errors = next((v for k, v in run.results.get(task, {}).items() if k.startswith("judge_errors,")), None)
-    no_verdict = ("the judge gave no verdict for any of their items"
-                  + (f" (judge_errors={int(errors)} of {n} docs)" if isinstance(errors, (int, float)) else ""))
+    no_verdict = "the judge gave no verdict for any of their items" + (
+        f" (judge_errors={int(errors)} of {n} docs)" if isinstance(errors, (int, float)) else ""
+    )
     samples = run.samples(task)
     records = metric_records(samples, task, metric) if samples else None
     if records:
@@ -170,9 +182,16 @@ def version_warnings(runs: list[Run]) -> list[str]:
     lines = []
     for run in runs:
         for task, version in (run.data.get("versions") or {}).items():
-            if task in known and known[task] is not None and version is not None and float(version) != float(known[task]):
-                lines.append(f"{run.path}: `{task}` was scored by task version {version}; this pack has version "
-                             f"{known[task]}: compare with care")
+            if (
+                task in known
+                and known[task] is not None
+                and version is not None
+                and float(version) != float(known[task])
+            ):
+                lines.append(
+                    f"{run.path}: `{task}` was scored by task version {version}; this pack has version "
+                    f"{known[task]}: compare with care"
+                )
     return lines
 
 
@@ -213,8 +232,12 @@ def headline_chart(bench: Benchmark, rows: list[Row]) -> Chart | None:
     if metric is None:
         return None
     labels = [f"{t} [group]" if any(r.task == t and r.is_group for r in rows) else f"   {t}" for t in tasks]
-    return Chart(f"{bench.title}: {metric} per task and group - {_title_models(rows)}", labels,
-                 _series_by_model(rows, tasks, metric), xlabel=f"{metric} (95% interval)")
+    return Chart(
+        f"{bench.title}: {metric} per task and group - {_title_models(rows)}",
+        labels,
+        _series_by_model(rows, tasks, metric),
+        xlabel=f"{metric} (95% interval)",
+    )
 
 
 def condition_charts(spec: ConditionChart, rows: list[Row]) -> list[Chart]:
@@ -238,9 +261,16 @@ def models_charts(spec: ModelsChart, rows: list[Row]) -> list[Chart]:
     chosen = next(([r for r in rows if r.task == task] for task in spec.tasks if any(r.task == task for r in rows)), [])
     if not chosen:
         return []
-    return [Chart(f"{spec.title} - {_title_models(chosen)}", [_short(r.model) for r in chosen],
-                  {label: [r.scores.get(metric) for r in chosen] for label, metric in spec.series},
-                  xlabel=spec.xlabel, signed=spec.signed, error_kind=spec.error_kind)]
+    return [
+        Chart(
+            f"{spec.title} - {_title_models(chosen)}",
+            [_short(r.model) for r in chosen],
+            {label: [r.scores.get(metric) for r in chosen] for label, metric in spec.series},
+            xlabel=spec.xlabel,
+            signed=spec.signed,
+            error_kind=spec.error_kind,
+        )
+    ]
 
 
 def breakdown_charts(spec: BreakdownCharts, bench: Benchmark, rows: list[Row]) -> list[Chart]:
@@ -255,10 +285,16 @@ def breakdown_charts(spec: BreakdownCharts, bench: Benchmark, rows: list[Row]) -
         for (prefix, label), metrics in by_kind.items():
             if len(metrics) < 2:
                 continue
-            cats = [m[len(prefix):].replace("_", " ") for m in metrics]
+            cats = [m[len(prefix) :].replace("_", " ") for m in metrics]
             series = {model: [scores.get(m) for m in metrics] for model, scores in per_model.items()}
-            charts.append(Chart(f"{bench.title} {task}: accuracy by {label} - {_title_models(task_rows)}", cats, series,
-                                xlabel=spec.xlabel))
+            charts.append(
+                Chart(
+                    f"{bench.title} {task}: accuracy by {label} - {_title_models(task_rows)}",
+                    cats,
+                    series,
+                    xlabel=spec.xlabel,
+                )
+            )
     return charts
 
 
@@ -266,8 +302,14 @@ def tasks_charts(spec: TasksChart, rows: list[Row]) -> list[Chart]:
     tasks = [t for t in dict.fromkeys(r.task for r in rows) if t not in spec.exclude]
     if len(tasks) < spec.min_tasks:
         return []
-    return [Chart(f"{spec.title} - {_title_models(rows)}", [t.removeprefix(spec.strip) for t in tasks],
-                  _series_by_model(rows, tasks, spec.metric), xlabel=spec.xlabel)]
+    return [
+        Chart(
+            f"{spec.title} - {_title_models(rows)}",
+            [t.removeprefix(spec.strip) for t in tasks],
+            _series_by_model(rows, tasks, spec.metric),
+            xlabel=spec.xlabel,
+        )
+    ]
 
 
 def metrics_charts(spec: MetricsChart, bench: Benchmark, rows: list[Row]) -> list[Chart]:
@@ -276,9 +318,14 @@ def metrics_charts(spec: MetricsChart, bench: Benchmark, rows: list[Row]) -> lis
         task_rows = [r for r in rows if r.task == task]
         metrics = [m for m in bench.headline if any(m in r.scores for r in task_rows)]
         if metrics:
-            charts.append(Chart(f"{spec.title.format(task=task)} - {_title_models(task_rows)}", metrics,
-                                {_short(r.model): [r.scores.get(m) for m in metrics] for r in task_rows},
-                                xlabel=spec.xlabel))
+            charts.append(
+                Chart(
+                    f"{spec.title.format(task=task)} - {_title_models(task_rows)}",
+                    metrics,
+                    {_short(r.model): [r.scores.get(m) for m in metrics] for r in task_rows},
+                    xlabel=spec.xlabel,
+                )
+            )
     return charts
 
 
@@ -306,7 +353,9 @@ def build(inputs: list[Path], out_dir: Path, resamples: int = 1000) -> Report:
         if not bench_rows:
             continue
         chart = headline_chart(bench, bench_rows)
-        candidates = ([chart] if chart else []) + [c for spec in bench.charts for c in declared_charts(spec, bench, bench_rows)]
+        candidates = ([chart] if chart else []) + [
+            c for spec in bench.charts for c in declared_charts(spec, bench, bench_rows)
+        ]
         charts += [c for c in candidates if not c.is_empty]
     for chart in charts:
         draw(chart, out_dir / "charts")

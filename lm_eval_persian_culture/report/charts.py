@@ -8,7 +8,6 @@ models apart.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,8 +105,16 @@ def figure_for(chart: Chart):
                 hi_err.append(0.0)
         if not xs:
             continue
-        ax.barh(ys, xs, height=bar_h * 0.92, color=PALETTE[j % len(PALETTE)], label=name,
-                xerr=[lo_err, hi_err], capsize=2.5, error_kw={"elinewidth": 1, "ecolor": "#333333"})
+        ax.barh(
+            ys,
+            xs,
+            height=bar_h * 0.92,
+            color=PALETTE[j % len(PALETTE)],
+            label=name,
+            xerr=[lo_err, hi_err],
+            capsize=2.5,
+            error_kw={"elinewidth": 1, "ecolor": "#333333"},
+        )
         for y, x, hi, s in zip(ys, xs, hi_err, [s for s in chart.series[name] if s is not None]):
             label = f" {x:+.3f}" if chart.signed else f" {x:.3f}"
             label += f" (n={s.n})" if s.n else ""

@@ -51,6 +51,7 @@ def _model_info(runs: list[Run]) -> dict:
 
 def scored_docs(run: Run, task: str) -> tuple[int, int] | None:
     """(docs scored, docs the task has) for a task or group (summed over its leaves), or None if not logged."""
+
     def leaves(name: str) -> list[str]:  # a group's members may be groups themselves (persian_culture)
         members = run.groups.get(name)
         return [leaf for m in members for leaf in leaves(m)] if members else [name]
@@ -116,9 +117,11 @@ def _empty_column_warning(model: str, runs: list[Run], column: str, task: str, m
     if not related:
         return None
     columns = [f"'{c}' (`{task}` {m})" for c, t, m in leaderboard_columns() if t == task]
-    return (f"{model}: {', '.join(columns)} left empty: these runs have "
-            f"{', '.join(related[t] for t in sorted(related))} instead, which is not the same number; "
-            f"run `--tasks {task}` to fill it")
+    return (
+        f"{model}: {', '.join(columns)} left empty: these runs have "
+        f"{', '.join(related[t] for t in sorted(related))} instead, which is not the same number; "
+        f"run `--tasks {task}` to fill it"
+    )
 
 
 def _safe(name: str) -> str:
@@ -135,13 +138,16 @@ def _params_b(params: int | None) -> str:
 
 def subset_refusal(rows: list[dict]) -> str:
     lines = [f"  - {r['model']}: {'; '.join(r['subsets'].values())}" for r in rows if r["subsets"]]
-    return ("export: leaderboard scores must cover every doc of a task, and these rest on a subset "
-            "(runs cut by --limit):\n" + "\n".join(lines) + "\nRe-run without --limit, or pass --allow-subset to "
-            "export them anyway, marked in the row's Subset column.")
+    return (
+        "export: leaderboard scores must cover every doc of a task, and these rest on a subset "
+        "(runs cut by --limit):\n" + "\n".join(lines) + "\nRe-run without --limit, or pass --allow-subset to "
+        "export them anyway, marked in the row's Subset column."
+    )
 
 
-def export(inputs: list[Path], fmt: str, out: Path, allow_subset: bool = False,
-           warnings: list[str] | None = None) -> list[Path]:
+def export(
+    inputs: list[Path], fmt: str, out: Path, allow_subset: bool = False, warnings: list[str] | None = None
+) -> list[Path]:
     """Write the leaderboard file(s); ``warnings`` (if given) receives lines about columns left empty.
     Scores from --limit subsets are refused (ReportInputError) unless ``allow_subset``."""
     if fmt not in FORMATS:
@@ -161,15 +167,29 @@ def export(inputs: list[Path], fmt: str, out: Path, allow_subset: bool = False,
             if fmt == "csv":
                 writer.writerow(["model", "precision", "parameters", "model_sha", *columns, "subset"])
                 for r in rows:
-                    writer.writerow([r["model"], r["precision"], "" if r["params"] is None else r["params"],
-                                     r["sha"], *[r["scores"].get(c, "") for c in columns],
-                                     "; ".join(r["subsets"].values())])
+                    writer.writerow(
+                        [
+                            r["model"],
+                            r["precision"],
+                            "" if r["params"] is None else r["params"],
+                            r["sha"],
+                            *[r["scores"].get(c, "") for c in columns],
+                            "; ".join(r["subsets"].values()),
+                        ]
+                    )
             else:
                 writer.writerow(["Model", "Precision", "#Params (B)", *columns, "Model sha", "Subset"])
                 for r in rows:
-                    writer.writerow([r["model"], r["precision"], _params_b(r["params"]),
-                                     *[f"{100 * r['scores'][c]:.2f}" if c in r["scores"] else "" for c in columns],
-                                     r["sha"], "; ".join(r["subsets"].values())])
+                    writer.writerow(
+                        [
+                            r["model"],
+                            r["precision"],
+                            _params_b(r["params"]),
+                            *[f"{100 * r['scores'][c]:.2f}" if c in r["scores"] else "" for c in columns],
+                            r["sha"],
+                            "; ".join(r["subsets"].values()),
+                        ]
+                    )
         written.append(out)
     else:  # hf-leaderboard
         out.mkdir(parents=True, exist_ok=True)
@@ -184,12 +204,23 @@ def export(inputs: list[Path], fmt: str, out: Path, allow_subset: bool = False,
                 config["subset"] = list(r["subsets"].values())
             payload = {"config": config, "results": results}
             params_b = r["params"] / 1e9 if r["params"] is not None else None
-            request = {"model": r["model"], "base_model": "", "revision": r["revision"] or "main",
-                       "precision": r["precision"], "weight_type": "Original", "status": "FINISHED",
-                       "submitted_time": now, "model_type": "", "likes": 0,
-                       "params": round(params_b, 3) if params_b is not None else 0, "license": "?"}
+            request = {
+                "model": r["model"],
+                "base_model": "",
+                "revision": r["revision"] or "main",
+                "precision": r["precision"],
+                "weight_type": "Original",
+                "status": "FINISHED",
+                "submitted_time": now,
+                "model_type": "",
+                "likes": 0,
+                "params": round(params_b, 3) if params_b is not None else 0,
+                "license": "?",
+            }
             res_path = out / "results" / _safe(r["model"]) / f"results_{now.replace(':', '-')}.json"
-            req_path = out / "requests" / f"{_safe(r['model'])}_eval_request_False_{r['precision'] or 'unknown'}_Original.json"
+            req_path = (
+                out / "requests" / f"{_safe(r['model'])}_eval_request_False_{r['precision'] or 'unknown'}_Original.json"
+            )
             for path, data in ((res_path, payload), (req_path, request)):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")

@@ -25,13 +25,13 @@ and ``source`` (table or figure of the paper) are required; the rest is optional
 
 from __future__ import annotations
 
-from lm_eval_persian_culture.errors import PackUserError
-from lm_eval_persian_culture.tasks._benchmark import benchmarks
-
 import json
 import math
 from pathlib import Path
 from typing import Any
+
+from lm_eval_persian_culture.errors import PackUserError
+from lm_eval_persian_culture.tasks._benchmark import benchmarks
 
 REQUIRED = {"model": str, "task": str, "metric": str, "value": (int, float), "source": str}
 OPTIONAL = {"printed": str, "condition": str, "n": int, "kind": str, "note": str, "std": (int, float)}

@@ -57,15 +57,26 @@ def benchmark_tables(report: Report) -> list[tuple[str, list[str], list[list[str
         for task in tasks:
             for r in [r for r in rows if r.task == task]:
                 label = r.model + (" *" if _differs(report, r) else "")
-                body.append([label, task + (" (group)" if r.is_group else ""), *[fmt_score(r.scores.get(m)) for m in metrics]])
+                body.append(
+                    [label, task + (" (group)" if r.is_group else ""), *[fmt_score(r.scores.get(m)) for m in metrics]]
+                )
             refs = [ref for ref in report.references if ref["task"] == task and ref["metric"] in metrics]
             for model in dict.fromkeys(ref["model"] for ref in refs):
                 cells = {ref["metric"]: ref for ref in refs if ref["model"] == model}
-                body.append([f"paper: {model}", task, *[
-                    (fmt(cells[m]["value"], m in SIGNED) + f" ({cells[m]['source']})") if m in cells else ""
-                    for m in metrics]])
-        notes = [f"Intervals: 95%, Wilson for accuracies, cluster bootstrap over items for derived figures "
-                 f"(±sd: spread over the prompt variants); rows marked * differ in settings (see Differences)."]
+                body.append(
+                    [
+                        f"paper: {model}",
+                        task,
+                        *[
+                            (fmt(cells[m]["value"], m in SIGNED) + f" ({cells[m]['source']})") if m in cells else ""
+                            for m in metrics
+                        ],
+                    ]
+                )
+        notes = [
+            "Intervals: 95%, Wilson for accuracies, cluster bootstrap over items for derived figures "
+            "(±sd: spread over the prompt variants); rows marked * differ in settings (see Differences)."
+        ]
         out.append((bench.title, header, body, notes))
     return out
 
@@ -122,9 +133,11 @@ def side_by_side(report: Report) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
-SIDE_BY_SIDE_NOTE = ("Each cell: the model's latest run of that task, one metric per column (- where that run has "
-                     "no value); * this model has other runs of the task with other settings, shown in the "
-                     "benchmark table and under Differences.")
+SIDE_BY_SIDE_NOTE = (
+    "Each cell: the model's latest run of that task, one metric per column (- where that run has "
+    "no value); * this model has other runs of the task with other settings, shown in the "
+    "benchmark table and under Differences."
+)
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> str:
@@ -148,7 +161,10 @@ def write_markdown(report: Report, out_dir: Path) -> Path:
                 parts += ["", f"![{chart.title}](charts/{chart.files[0].name})"]
     header, rows = side_by_side(report)
     parts += ["", "## Side by side with other tasks", "", _md_table(header, rows), "", f"_{SIDE_BY_SIDE_NOTE}_"]
-    parts += ["", "## Differences", ""] + ([f"- {d}" for d in report.differences] or ["None: every row shares data, judge, prompt and versions with the other rows of its task."])
+    parts += ["", "## Differences", ""] + (
+        [f"- {d}" for d in report.differences]
+        or ["None: every row shares data, judge, prompt and versions with the other rows of its task."]
+    )
     parts += ["", "## Missing", ""] + ([f"- {m}" for m in report.missing] or ["Nothing: every metric had items."])
     if report.warnings:
         parts += ["", "## Warnings", ""] + [f"- {w}" for w in report.warnings]
@@ -187,9 +203,14 @@ def _inline_html(text: str) -> str:
 
 def write_html(report: Report, out_dir: Path) -> Path:
     e = html.escape
-    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>lm-eval-persian-culture report</title>"
-             f"<style>{_CSS}</style></head><body>", f"<h1>lm-eval-persian-culture report (pack {e(__version__)})</h1>",
-             "<h2>Runs</h2><ul>" + "".join(f'<li dir="auto">{_inline_html(line)}</li>' for line in _run_lines(report)) + "</ul>"]
+    parts = [
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>lm-eval-persian-culture report</title>"
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>lm-eval-persian-culture report (pack {e(__version__)})</h1>",
+        "<h2>Runs</h2><ul>"
+        + "".join(f'<li dir="auto">{_inline_html(line)}</li>' for line in _run_lines(report))
+        + "</ul>",
+    ]
     for title, header, rows, notes in benchmark_tables(report):
         parts.append(f"<h2>{e(title)}</h2>" + _html_table(header, rows))
         parts += [f"<p class='note'>{e(n)}</p>" for n in notes]
@@ -197,18 +218,33 @@ def write_html(report: Report, out_dir: Path) -> Path:
             if chart.title.startswith(title) and chart.files:
                 png = chart.files[0]
                 data = base64.b64encode(png.read_bytes()).decode("ascii")
-                parts.append(f'<figure><img alt="{e(chart.title)}" src="data:image/png;base64,{data}">'
-                             f'<figcaption class="note">{e(chart.title)} (<a href="charts/{e(png.name)}">PNG</a>, '
-                             f'<a href="charts/{e(png.with_suffix(".svg").name)}">SVG</a>)</figcaption></figure>')
+                parts.append(
+                    f'<figure><img alt="{e(chart.title)}" src="data:image/png;base64,{data}">'
+                    f'<figcaption class="note">{e(chart.title)} (<a href="charts/{e(png.name)}">PNG</a>, '
+                    f'<a href="charts/{e(png.with_suffix(".svg").name)}">SVG</a>)</figcaption></figure>'
+                )
     header, rows = side_by_side(report)
-    parts.append("<h2>Side by side with other tasks</h2>" + _html_table(header, rows)
-                 + f"<p class='note'>{e(SIDE_BY_SIDE_NOTE)}</p>")
-    parts.append("<h2>Differences</h2><ul>" + "".join(f'<li dir="auto">{_inline_html(d)}</li>' for d in report.differences)
-                 + "</ul>" if report.differences else "<h2>Differences</h2><p>None.</p>")
-    parts.append("<h2>Missing</h2><ul>" + "".join(f'<li dir="auto">{_inline_html(m)}</li>' for m in report.missing) + "</ul>"
-                 if report.missing else "<h2>Missing</h2><p>Nothing.</p>")
+    parts.append(
+        "<h2>Side by side with other tasks</h2>"
+        + _html_table(header, rows)
+        + f"<p class='note'>{e(SIDE_BY_SIDE_NOTE)}</p>"
+    )
+    parts.append(
+        "<h2>Differences</h2><ul>"
+        + "".join(f'<li dir="auto">{_inline_html(d)}</li>' for d in report.differences)
+        + "</ul>"
+        if report.differences
+        else "<h2>Differences</h2><p>None.</p>"
+    )
+    parts.append(
+        "<h2>Missing</h2><ul>" + "".join(f'<li dir="auto">{_inline_html(m)}</li>' for m in report.missing) + "</ul>"
+        if report.missing
+        else "<h2>Missing</h2><p>Nothing.</p>"
+    )
     if report.warnings:
-        parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{_inline_html(w)}</li>" for w in report.warnings) + "</ul>")
+        parts.append(
+            "<h2>Warnings</h2><ul>" + "".join(f"<li>{_inline_html(w)}</li>" for w in report.warnings) + "</ul>"
+        )
     parts.append("</body></html>")
     path = out_dir / "report.html"
     path.write_text("\n".join(parts), encoding="utf-8")

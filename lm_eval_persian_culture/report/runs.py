@@ -19,7 +19,6 @@ from lm_eval_persian_culture.scoring.records import json_error_text
 from lm_eval_persian_culture.tasks._benchmark import TASKS_DIR, pack_task_names
 
 
-
 class ReportInputError(UserInputError):
     """An input of ``report``/``export`` is not what it should be; the message names it (exit 2, no traceback)."""
 
@@ -107,9 +106,11 @@ class Run:
                     try:
                         rows.append(json.loads(line))
                     except json.JSONDecodeError as err:
-                        raise ReportInputError(f"{path}: line {lineno} is not valid JSON "
-                                               f"({json_error_text(err, with_line=False)}): "
-                                               "the samples file is truncated or corrupt") from None
+                        raise ReportInputError(
+                            f"{path}: line {lineno} is not valid JSON "
+                            f"({json_error_text(err, with_line=False)}): "
+                            "the samples file is truncated or corrupt"
+                        ) from None
                 self._samples[task] = rows
         return self._samples[task]
 
@@ -127,8 +128,7 @@ def _load_results_file(path: Path) -> Run:
     if not path.exists():
         raise ReportInputError(f"{path}: no such file or folder")
     if _SAMPLES_NAME.match(path.name):
-        raise ReportInputError(
-            f"{path}: is a samples file; pass the results_*.json beside it, or the output folder")
+        raise ReportInputError(f"{path}: is a samples file; pass the results_*.json beside it, or the output folder")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -138,15 +138,22 @@ def _load_results_file(path: Path) -> Run:
     except json.JSONDecodeError as err:
         raise ReportInputError(
             f"{path}: not valid JSON ({json_error_text(err)}); "
-            "the file is truncated or corrupt: re-run, or pass another results file") from None
+            "the file is truncated or corrupt: re-run, or pass another results file"
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise ReportInputError(
             f"{path}: not an lm-eval results file (no 'results' object); pass the results_<timestamp>.json "
-            "that `lm_eval --output_path` writes")
+            "that `lm_eval --output_path` writes"
+        )
     match = _RESULTS_NAME.match(path.name)
     data, sample_names = unqualified_task_names(data)
-    return Run(path=path, data=data, samples_dir=path.parent, timestamp=match.group("ts") if match else "",
-               sample_names=sample_names)
+    return Run(
+        path=path,
+        data=data,
+        samples_dir=path.parent,
+        timestamp=match.group("ts") if match else "",
+        sample_names=sample_names,
+    )
 
 
 _PER_TASK_SECTIONS = ("results", "configs", "n-samples", "higher_is_better", "versions", "n-shot")
@@ -159,8 +166,11 @@ def unqualified_task_names(data: dict) -> tuple[dict, dict[str, str]]:
     leaves: dict[str, set[str]] = {}
     for key in written:
         leaves.setdefault(key.rsplit("::", 1)[1], set()).add(key)
-    rename = {next(iter(keys)): leaf for leaf, keys in leaves.items()
-              if len(keys) == 1 and not any(leaf in (data.get(s) or {}) for s in _PER_TASK_SECTIONS)}
+    rename = {
+        next(iter(keys)): leaf
+        for leaf, keys in leaves.items()
+        if len(keys) == 1 and not any(leaf in (data.get(s) or {}) for s in _PER_TASK_SECTIONS)
+    }
     if not rename:
         return data, {}
     data = dict(data)
@@ -168,8 +178,9 @@ def unqualified_task_names(data: dict) -> tuple[dict, dict[str, str]]:
         if isinstance(data.get(section), dict):
             data[section] = {rename.get(k, k): v for k, v in data[section].items()}
     if isinstance(data.get("group_subtasks"), dict):
-        data["group_subtasks"] = {rename.get(g, g): [rename.get(m, m) for m in members]
-                                  for g, members in data["group_subtasks"].items()}
+        data["group_subtasks"] = {
+            rename.get(g, g): [rename.get(m, m) for m in members] for g, members in data["group_subtasks"].items()
+        }
     return data, {leaf: key for key, leaf in rename.items()}
 
 
@@ -184,7 +195,8 @@ def load_runs(inputs: list[Path]) -> list[Run]:
             found = sorted(item.rglob("results_*.json"))
             if not found:
                 raise ReportInputError(
-                    f"{item}: no results_*.json in this folder or below; pass the --output_path of an lm-eval run")
+                    f"{item}: no results_*.json in this folder or below; pass the --output_path of an lm-eval run"
+                )
             files += found
         else:
             files.append(item)

@@ -10,12 +10,18 @@ function, so the interval belongs to exactly the statistic in the results; witho
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
-from typing import Callable
+from functools import cache
 
-from lm_eval_persian_culture.report.benchmarks import SIGNED_METRICS, SPREAD_SUFFIXES, benchmark_of, breakdown_of, headline_metrics, is_breakdown
+from lm_eval_persian_culture.report.benchmarks import (
+    SIGNED_METRICS,
+    SPREAD_SUFFIXES,
+    benchmark_of,
+    breakdown_of,
+    headline_metrics,
+    is_breakdown,
+)
 from lm_eval_persian_culture.report.runs import Run
 from lm_eval_persian_culture.report.stats import bootstrap_interval, wilson_interval
 from lm_eval_persian_culture.tasks._benchmark import task_yamls
@@ -60,7 +66,7 @@ def task_metrics(run: Run, task: str) -> dict[str, tuple[str, float]]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def aggregation_for(task: str, metric: str) -> Callable | None:
     """The task's own aggregation function for a metric (from its YAML), or None."""
     path = task_yamls().get(task)
@@ -99,8 +105,11 @@ def _proportion_n(run: Run, task: str, metric: str, samples: list[dict] | None) 
     n = run.n_samples(task)
     if n is None:
         return None
-    errors = _number(run.results.get(task, {}).get(next(
-        (k for k in run.results.get(task, {}) if k.startswith("judge_errors,")), ""), None))
+    errors = _number(
+        run.results.get(task, {}).get(
+            next((k for k in run.results.get(task, {}) if k.startswith("judge_errors,")), ""), None
+        )
+    )
     return n - int(errors or 0) if metric == "accuracy" else n
 
 
@@ -143,8 +152,11 @@ def score(run: Run, task: str, metric: str, resamples: int = 1000) -> Score | No
         recomputed = aggregate([r for r, _ in records])
         if _number(recomputed) is not None and abs(recomputed - value) < 1e-9:
             result.low, result.high = bootstrap_interval(
-                records, lambda sample: aggregate([r for r, _ in sample]), cluster_of=lambda rc: rc[1],
-                resamples=resamples)
+                records,
+                lambda sample: aggregate([r for r, _ in sample]),
+                cluster_of=lambda rc: rc[1],
+                resamples=resamples,
+            )
             result.method = "bootstrap"
             if result.has_interval and result.low == result.high:
                 _degenerate_bootstrap(result)
@@ -162,7 +174,8 @@ def _degenerate_bootstrap(result: Score) -> None:
     A rate at 0 or 1 gets the Wilson interval of 0/n or n/n over its items (as a plain 0/n accuracy
     would); anything else gets no interval rather than a false one."""
     signed = result.metric in SIGNED_METRICS or (
-        result.run is not None and is_signed(result.metric, result.run.task_metadata(result.task)))
+        result.run is not None and is_signed(result.metric, result.run.task_metadata(result.task))
+    )
     if not signed and result.n and result.value in (0.0, 1.0):
         result.low, result.high = wilson_interval(round(result.value * result.n), result.n)
         result.method = "wilson"
@@ -212,10 +225,12 @@ def metric_records(samples: list[dict], task: str, metric: str) -> list[dict] | 
     kind = breakdown_of(task, metric)
     if kind is None:
         return records
-    suffix = metric[len(kind[0]):]
+    suffix = metric[len(kind[0]) :]
     keep = []
     for rec in records:
-        tags = list(rec.get("topics") or []) + [rec.get(k) for k in ("category", "country", "stylistic_axis", "relationship")]
+        tags = list(rec.get("topics") or []) + [
+            rec.get(k) for k in ("category", "country", "stylistic_axis", "relationship")
+        ]
         if any(t and slug(str(t)) == suffix for t in tags):
             keep.append(rec)
     return keep

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 Z95 = 1.959963984540054
 

@@ -13,17 +13,16 @@ A verdict is the ``verdict`` field of the JSON record a judge filter logs in ``f
 
 from __future__ import annotations
 
-from lm_eval_persian_culture.errors import PackUserError
-
 import argparse
 import hashlib
 import json
 import math
 import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping
 
+from lm_eval_persian_culture.errors import PackUserError
 from lm_eval_persian_culture.scoring.records import decode_record, json_error_text, json_safe
 
 # Doc fields that describe how a run was made, not which item it is: two runs of the same item
@@ -93,7 +92,8 @@ def load_run(run: Path, type_fields: Iterable[str] = DEFAULT_TYPE_FIELDS) -> dic
             except json.JSONDecodeError as err:
                 raise AgreementInputError(
                     f"{path}: line {lineno}: not valid JSON ({json_error_text(err, with_line=False)}): "
-                    "the samples file is truncated or corrupt") from None
+                    "the samples file is truncated or corrupt"
+                ) from None
             try:
                 doc = sample["doc"]
             except (KeyError, TypeError):

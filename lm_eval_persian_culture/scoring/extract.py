@@ -60,8 +60,8 @@ these rules are measured on.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from functools import cache, lru_cache
 
 from lm_eval_persian_culture.text.persian import fold, normalize
 
@@ -209,7 +209,9 @@ class _Space:
             re.I,
         )
         # An item of an option list: "(A) Orange", "B) Apple", "ج. انار", "- 3: ..."
-        self.list_item = re.compile(rf"""(?:^|(?<=\s))[-•*]?\s*[(\[]?\s*(?P<l>{up}|{fa}|{digit})\s*(?:\)|\]|\.|:|-)\s*""")
+        self.list_item = re.compile(
+            rf"""(?:^|(?<=\s))[-•*]?\s*[(\[]?\s*(?P<l>{up}|{fa}|{digit})\s*(?:\)|\]|\.|:|-)\s*"""
+        )
         # The instruction's range echoed ("a number (1-5)") names no answer.
         self.range_echo = re.compile(rf"\(?(?<![\w.])1\s*(?:-|–|to|تا)\s*{count}(?![\w.])\)?")
 
@@ -234,7 +236,7 @@ def _colloquial_ordinal(word: str) -> str:
 _COPULA_ORDINALS = frozenset("دوم سوم چهارم پنجم دومی سومی چهارمی پنجمی".split())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _space(count: int, letters: bool) -> _Space:
     return _Space(count, letters)
 
@@ -298,7 +300,7 @@ _HEDGE_JOIN = re.compile(
     re.I,
 )
 # Labels coordinated with a mention share its verdict ("responses 1 and 2 are too insistent").
-_COORDINATED = re.compile(r"(?:\s*(?:,|،|and|or|&|و|یا)\s*(?:{0}\s*)?(?:[1-9]|[A-D]|الف|ب|ج|د)(?!\w))+".format(_OPTION_WORD), re.I)  # fmt: skip
+_COORDINATED = re.compile(rf"(?:\s*(?:,|،|and|or|&|و|یا)\s*(?:{_OPTION_WORD}\s*)?(?:[1-9]|[A-D]|الف|ب|ج|د)(?!\w))+", re.I)  # fmt: skip
 # A rejection right before a mention: "unlike 1", "rather than option 2", «برخلاف گزینه ۱».
 _REJECTED_BEFORE = re.compile(
     r"""(?:(?<!\w)(?:not|unlike|rather\s+than|instead\s+of|except|over|than|نه|برخلاف|بر\s+خلاف|به\s+جای|بجای|جز)\s*["'«‘“]?\s*(?:the\s+)?)$""",
@@ -340,7 +342,9 @@ _EXPLANATION_START = re.compile(
 )
 # "1 - no", "2: wrong", «۳: نه»: a verdict on the label, not an explanation of a choice.
 _VERDICT_START = re.compile(r"(?:no|nope|not|wrong|incorrect|false|unlikely|نه|خیر|نادرست|غلط|اشتباه)(?!\w)", re.I)
-_VERSUS = re.compile(r"^(?P<x>.+?)\s*[,،;؛]?\s+(?:not|and\s+not|rather\s+than|instead\s+of|over|نه|و\s+نه)\s+(?P<y>.+?)[\s.!]*$", re.I)
+_VERSUS = re.compile(
+    r"^(?P<x>.+?)\s*[,،;؛]?\s+(?:not|and\s+not|rather\s+than|instead\s+of|over|نه|و\s+نه)\s+(?P<y>.+?)[\s.!]*$", re.I
+)
 _LABEL_AFTER_TEXT = re.compile(r"^(?P<t>.+?)\s*\(\s*(?P<l>[1-9A-D]|الف|ب|ج|د)\s*\)[\s.!]*$")
 _LIST_LINE = re.compile(r"^\s*[-•*]?\s*[(\[]?\s*(?:[1-9]|[A-D]|الف|ب|ج|د)\s*[.)\]:]\s+\S")
 
@@ -353,7 +357,7 @@ _TRUE_ORDINALS = frozenset(
 
 
 def _label_at(
-    text: str, pos: int, options: "_OptionMatcher", *, after_option_word: bool, after_cue: bool = False
+    text: str, pos: int, options: _OptionMatcher, *, after_option_word: bool, after_cue: bool = False
 ) -> tuple[int, int] | None:
     space = options.space
     m = space.label_at.match(text, pos)
@@ -361,7 +365,9 @@ def _label_at(
         return None
     kind = m.lastgroup
     token = m.group(kind)
-    if kind == "ordinal" and not (after_option_word or after_cue and _colloquial_ordinal(token.lower()) in _TRUE_ORDINALS):
+    if kind == "ordinal" and not (
+        after_option_word or after_cue and _colloquial_ordinal(token.lower()) in _TRUE_ORDINALS
+    ):
         return None
     if kind == "ordnum":
         if not (after_cue or after_option_word):
@@ -377,7 +383,13 @@ def _label_at(
         return None
     end = m.end()
     colloquial = m.group(0).endswith("ه")  # «۴ه» = "it's 4"
-    if kind == "digit" and m.group("digit") and not colloquial and not after_option_word and _DIGIT_WORD_AFTER.match(text, end):
+    if (
+        kind == "digit"
+        and m.group("digit")
+        and not colloquial
+        and not after_option_word
+        and _DIGIT_WORD_AFTER.match(text, end)
+    ):
         # "the answer is 2 because ...", "2 Khoresht gheymeh" are labels; "3 times a day" a quantity
         own_text = options.at(text, end + len(text[end:]) - len(text[end:].lstrip()))
         if not _EXPLAINS.match(text, end) and (own_text is None or own_text[0] != value):
@@ -426,7 +438,9 @@ def _same_word(word: str, option_word: str) -> bool:
         return True
     if min(len(word), len(option_word)) < 3:
         return False
-    return bool(re.fullmatch(_word_pattern(option_word, True), word) or re.fullmatch(_word_pattern(word, True), option_word))
+    return bool(
+        re.fullmatch(_word_pattern(option_word, True), word) or re.fullmatch(_word_pattern(word, True), option_word)
+    )
 
 
 def _word_pattern(word: str, last: bool) -> str:
@@ -471,7 +485,12 @@ class _OptionMatcher:
                 continue
             others = {w for j, ws in words_of.items() if j != index for w in ws}
             for w in words:
-                if len(w) >= 3 and w not in _STOPWORDS and w not in others and not any(w in o or o in w for o in others if len(o) >= 3):
+                if (
+                    len(w) >= 3
+                    and w not in _STOPWORDS
+                    and w not in others
+                    and not any(w in o or o in w for o in others if len(o) >= 3)
+                ):
                     self.short.append((index, re.compile(rf"(?<!\w){_word_pattern(w, True)}(?!\w)", re.I)))
 
     def at(self, text: str, pos: int, *, short: bool = False) -> tuple[int, int] | None:
@@ -500,12 +519,18 @@ class _OptionMatcher:
         words = _loose(phrase).split()
         if self.space.mention.search(phrase):  # "is taarof (D)": the label speaks, not the words
             return None
-        if not words or len(words) > _PARAPHRASE_MAX or any(w in _PARAPHRASE_BLOCK or any(c.isdigit() for c in w) for w in words):
+        if (
+            not words
+            or len(words) > _PARAPHRASE_MAX
+            or any(w in _PARAPHRASE_BLOCK or any(c.isdigit() for c in w) for w in words)
+        ):
             return None
         content = [w for w in words if w not in _PARAPHRASE_STOP]
         if len(content) < 2:  # one word is a shortened option only as ``short`` allows it
             return None
-        owners = [i for i, option in self.loose_words.items() if all(any(_same_word(w, o) for o in option) for w in content)]
+        owners = [
+            i for i, option in self.loose_words.items() if all(any(_same_word(w, o) for o in option) for w in content)
+        ]
         return owners[0] if len(owners) == 1 else None
 
     def quoted(self, text: str) -> dict[int, bool]:
@@ -519,7 +544,9 @@ class _OptionMatcher:
                 continue
             owners = [index for index, t in loose.items() if re.search(rf"(?<!\w){re.escape(span)}(?!\w)", t)]
             if len(owners) == 1:
-                rejected = bool(_REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()])) or _in_rejection(text, m.start())
+                rejected = bool(_REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()])) or _in_rejection(
+                    text, m.start()
+                )
                 kept[owners[0]] = kept.get(owners[0], False) or rejected
         return kept
 
@@ -538,7 +565,9 @@ class _OptionMatcher:
                     m = re.search(r"(?<!\w)" + r"[\W_]+".join(map(re.escape, run)) + r"(?!\w)", text, re.I)
                     if m is None:
                         continue
-                    rejected = _in_rejection(text, m.start()) or bool(_REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]))
+                    rejected = _in_rejection(text, m.start()) or bool(
+                        _REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()])
+                    )
                     kept[index] = kept.get(index, False) or rejected
                     break
                 if index in kept:
@@ -554,7 +583,11 @@ class _OptionMatcher:
         for s, e, index in spans:
             if any(s2 <= s and e <= e2 and (e2 - s2) > (e - s) for s2, e2, _ in spans):
                 continue
-            rejected = bool(_REJECTED_BEFORE.search(text[max(0, s - 25) : s])) or _negated_after(text, e) or _in_rejection(text, s)
+            rejected = (
+                bool(_REJECTED_BEFORE.search(text[max(0, s - 25) : s]))
+                or _negated_after(text, e)
+                or _in_rejection(text, s)
+            )
             kept[index] = kept.get(index, False) or rejected  # rejected once ("not orange"), never chosen here
         return kept
 
@@ -564,7 +597,9 @@ _QUOTED = re.compile(r"""["“«](?P<a>[^"”»\n]{3,}?)["”»]|(?:(?<=\s)|^)['
 
 
 # "X, not Y ...", "…، نه Y": what follows the "not" up to the clause's end is rejected.
-_REJECTION_ZONE = re.compile(r"(?:^|[,،;؛]\s*|\s)(?:not|and\s+not|rather\s+than|instead\s+of|نه|و\s+نه)\s+[^.,;:!?،؛\n]*", re.I)
+_REJECTION_ZONE = re.compile(
+    r"(?:^|[,،;؛]\s*|\s)(?:not|and\s+not|rather\s+than|instead\s+of|نه|و\s+نه)\s+[^.,;:!?،؛\n]*", re.I
+)
 
 
 def _in_rejection(text: str, pos: int) -> bool:
@@ -576,7 +611,9 @@ def _loose(text: str) -> str:
 
 
 # Words that make "(A) is wrong, (B) is wrong, (C) is correct" a judgement, not an echoed list.
-_VERDICT_WORDS = re.compile(r"(?<!\w)(?:is|are|was|not|wrong|correct|incorrect|true|false|right|است|نیست|درست|نادرست|غلط|صحیح)(?!\w)", re.I)
+_VERDICT_WORDS = re.compile(
+    r"(?<!\w)(?:is|are|was|not|wrong|correct|incorrect|true|false|right|است|نیست|درست|نادرست|غلط|صحیح)(?!\w)", re.I
+)
 
 
 def _option_like(label: int, text: str, options: _OptionMatcher) -> bool:
@@ -637,7 +674,9 @@ def _hedged_after(text: str, end: int, first: int, options: _OptionMatcher) -> b
     if second is None:  # "the first or the second", "option 1 or the option 2"
         art = re.match(r"(?:an?|the)\s+(?:(?:option|choice|response)\s+)?", text[join.end() :], re.I)
         if art:
-            second = _label_at(text, join.end() + art.end(), options, after_option_word=True) or options.at(text, join.end() + art.end())
+            second = _label_at(text, join.end() + art.end(), options, after_option_word=True) or options.at(
+                text, join.end() + art.end()
+            )
     return second is not None and second[0] != first
 
 
@@ -653,7 +692,9 @@ def _conflicting_after(text: str, end: int, label: int, options: _OptionMatcher)
     return bool(named) and options.whole(named.group(1)) not in (None, label)
 
 
-def _choice_after_cue(text: str, pos: int, options: _OptionMatcher, *, after_option_word: bool = False) -> tuple[int, int, bool] | None:
+def _choice_after_cue(
+    text: str, pos: int, options: _OptionMatcher, *, after_option_word: bool = False
+) -> tuple[int, int, bool] | None:
     """Parse fillers then a label (or an option's text) after a cue: (label, end, negated).
     ``after_option_word``: the cue ends in a word naming a label ("the number is five")."""
     negated = False
@@ -675,7 +716,10 @@ def _choice_after_cue(text: str, pos: int, options: _OptionMatcher, *, after_opt
             hit = options.at(text, pos)
             if hit is None:  # a shortened option, standing alone: «پاسخ: قیمه.»
                 hit = options.at(text, pos, short=True)
-                if hit is not None and not re.match(r"\s*(?:[.!،,;؛()\n]|$|(?:است|هست|ست|باشه|باشد|is|because|since|چون|زیرا|چرا\s+که)(?!\w))", text[hit[1] :]):
+                if hit is not None and not re.match(
+                    r"\s*(?:[.!،,;؛()\n]|$|(?:است|هست|ست|باشه|باشد|is|because|since|چون|زیرا|چرا\s+که)(?!\w))",
+                    text[hit[1] :],
+                ):
                     hit = None
             if hit is None and pos < len(text) and not _NEGATION_WORD.match(text, pos):
                 # the rest of the clause rewording one option: "The answer is removing shoes."
@@ -727,7 +771,9 @@ _LEADING_CONNECTIVE = re.compile(
     r"^(?:(?:so|thus|hence|therefore|definitely|def|surely|certainly|clearly|obviously|probably|(?:most\s+)?likely|پس|بنابراین|قطعا|حتما|مسلما|احتمالا)\s*[,:،]?\s+)+",
     re.I,
 )
-_TRAILING_ADVERB = re.compile(r"\s*[,،]?\s*(?:definitely|for\s+sure|of\s+course|obviously|قطعا|حتما|مسلما|البته|دیگه)[\s.!]*$", re.I)
+_TRAILING_ADVERB = re.compile(
+    r"\s*[,،]?\s*(?:definitely|for\s+sure|of\s+course|obviously|قطعا|حتما|مسلما|البته|دیگه)[\s.!]*$", re.I
+)
 
 
 def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, tail: bool = False) -> int | None:
@@ -754,16 +800,20 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, 
         sep = labelled.group("sep").strip()
         punctuated = bool(sep)  # "C) ..." vs "C Pomegranate" / "A Persian ..."
         if label is not None and (
-            not rest
-            or (options.whole(rest) == label if options.texts else punctuated and len(rest.split()) <= 12)
+            not rest or (options.whole(rest) == label if options.texts else punctuated and len(rest.split()) <= 12)
         ):
             return label
         digit_or_word = labelled.group("l").isdigit() or bool(_OPTION_WORD_AT.match(s.lstrip(" \t(\"'«*-•")))
-        if label is not None and lead and not _VERDICT_START.match(rest) and (
-            _EXPLANATION_START.match(rest)  # "2 because ...", "Response 3, because ...", «۲ زیرا ...»
-            or (punctuated and sep not in (".", ":") and digit_or_word)  # "3 - it is humble", "2 (Your slide ...)"
-            or (sep.startswith("(") or rest.startswith(("(", '"', "«", "'")))
-            and digit_or_word
+        if (
+            label is not None
+            and lead
+            and not _VERDICT_START.match(rest)
+            and (
+                _EXPLANATION_START.match(rest)  # "2 because ...", "Response 3, because ...", «۲ زیرا ...»
+                or (punctuated and sep not in (".", ":") and digit_or_word)  # "3 - it is humble", "2 (Your slide ...)"
+                or (sep.startswith("(") or rest.startswith(("(", '"', "«", "'")))
+                and digit_or_word
+            )
         ):
             other = options.whole(rest)
             return label if other in (None, label) else None
@@ -788,7 +838,11 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, 
     keyed = _KEYED_LINE.match(s)
     if keyed and _REJECTING_KEY.match(re.sub(r"(?i)^\s*the\s+", "", keyed.group("key"))):
         return None  # "Worst: 1", "Least appropriate: 1", «بدترین: ۱»: the option ranked last, no answer
-    if keyed and (tail or len(keyed.group("key").split()) <= 3) and not re.match(r"(?i)\s*(?:step|مرحله)", keyed.group("key")):
+    if (
+        keyed
+        and (tail or len(keyed.group("key").split()) <= 3)
+        and not re.match(r"(?i)\s*(?:step|مرحله)", keyed.group("key"))
+    ):
         rest = space.bare_label.match(keyed.group("rest"))
         if rest:
             return space.value(rest.group("l"), ordinal_ok=False)
@@ -838,7 +892,9 @@ _VERDICT_LINE = re.compile(
 def _verdict_list(text: str, space: _Space) -> int | None:
     """Options judged one by one, one line each, exactly one of them yes: that one."""
     yes, no = set(), set()
-    for line in re.split(r"\n|[;؛](?=\s*[(\[]?\s*(?:[1-9A-D]|الف|ب|ج|د)\s*[).:\]\-–])", text):  # lines, or "1 - no; 2 - yes"
+    for line in re.split(
+        r"\n|[;؛](?=\s*[(\[]?\s*(?:[1-9A-D]|الف|ب|ج|د)\s*[).:\]\-–])", text
+    ):  # lines, or "1 - no; 2 - yes"
         m = _VERDICT_LINE.match(line)
         if m:
             value = space.value(m.group("l"), ordinal_ok=False)
@@ -849,10 +905,13 @@ def _verdict_list(text: str, space: _Space) -> int | None:
     return None
 
 
-_CONCLUSION = re.compile(r"(?<!\w)(?:therefore|thus|hence|so|in\s+conclusion|overall|ultimately|بنابراین|پس|در\s+نتیجه|در\s+نهایت|در\s+کل)(?!\w)", re.I)
+_CONCLUSION = re.compile(
+    r"(?<!\w)(?:therefore|thus|hence|so|in\s+conclusion|overall|ultimately|بنابراین|پس|در\s+نتیجه|در\s+نهایت|در\s+کل)(?!\w)",
+    re.I,
+)
 
 
-def _concluded(sentences: list[str], options: "_OptionMatcher", excluded: set[int]) -> int | None:
+def _concluded(sentences: list[str], options: _OptionMatcher, excluded: set[int]) -> int | None:
     """The one option (text, or a shortened one) the last concluding sentence names, not rejected."""
     for sentence in reversed(sentences):
         conclusion = _CONCLUSION.search(sentence)
@@ -874,10 +933,12 @@ _ALTERNATIVE = re.compile(
 _CONCEDED_AFTER = re.compile(r"[^.!?؟\n]*?(?<!\w)(?:but|however|though\s+(?!\W*$)|اما|ولی|ولیکن)(?!\w)", re.I)
 
 
-_ALSO_LABEL = re.compile(r"\s*(?:(?:option|choice|response|گزینه)\s*)?([1-9])\s*(?=(?:though|too|also|as\s+well|instead|هم)(?!\w))", re.I)
+_ALSO_LABEL = re.compile(
+    r"\s*(?:(?:option|choice|response|گزینه)\s*)?([1-9])\s*(?=(?:though|too|also|as\s+well|instead|هم)(?!\w))", re.I
+)
 
 
-def _alternatives(text: str, options: "_OptionMatcher") -> list[tuple[int, int]]:
+def _alternatives(text: str, options: _OptionMatcher) -> list[tuple[int, int]]:
     """(position, option) of each option offered as an alternative ("or maybe 3", «شاید هم ۳»),
     not negated ("or maybe not") and not conceded ("maybe 1 is tempting, but ...")."""
     found = []
@@ -899,7 +960,7 @@ def _alternatives(text: str, options: "_OptionMatcher") -> list[tuple[int, int]]
 _ALSO = re.compile(r"(?<!\w)(?:also|too|as\s+well|could|might|may|هم|نیز|ممکن)(?!\w)", re.I)
 
 
-def _conceded_to(text: str, end: int, label: int, options: "_OptionMatcher") -> bool:
+def _conceded_to(text: str, end: int, label: int, options: _OptionMatcher) -> bool:
     """Does the sentence of a statement go on "but/however/اما/ولی" to name another option (not
     rejected, not only "also possible")? Then the statement is conceded ("I think X is what most
     expect, but in this story ... option 1"); not by "but 1 is too pushy", "but only in the north",
@@ -913,11 +974,19 @@ def _conceded_to(text: str, end: int, label: int, options: "_OptionMatcher") -> 
     named = set()
     for m in space.mention.finditer(after):
         value = space.value(m.group(m.lastgroup), ordinal_ok=m.lastgroup in ("t", "u"))
-        if value is not None and not _negated_after(after, m.end()) and not _REJECTED_BEFORE.search(after[max(0, m.start() - 25) : m.start()]):
+        if (
+            value is not None
+            and not _negated_after(after, m.end())
+            and not _REJECTED_BEFORE.search(after[max(0, m.start() - 25) : m.start()])
+        ):
             named.add(value)
     for m in re.finditer(rf"(?<![\w.]){space.body}(?!\w|[.,]\d)", after):
         got = _label_at(after, m.start(), options, after_option_word=False, after_cue=True)
-        if got and not _negated_after(after, got[1]) and not _REJECTED_BEFORE.search(after[max(0, m.start() - 25) : m.start()]):
+        if (
+            got
+            and not _negated_after(after, got[1])
+            and not _REJECTED_BEFORE.search(after[max(0, m.start() - 25) : m.start()])
+        ):
             named.add(got[0])
     named |= {i for i, rejected in options.found(after).items() if not rejected}
     if not named - {label}:
@@ -992,7 +1061,9 @@ def read_option(
     # 1. answer statements: (position, label, negated, hedged, end); the last one standing wins
     statements: list[tuple[int, int, bool, bool, int]] = []
     cues = list(_CHOICE_CUES.finditer(text))
-    cues += [c for c in _CORRECTION_CUES.finditer(text) if _NEGATION_BEFORE.search(text[max(0, c.start() - 40) : c.start()])]
+    cues += [
+        c for c in _CORRECTION_CUES.finditer(text) if _NEGATION_BEFORE.search(text[max(0, c.start() - 40) : c.start()])
+    ]
     for cue in cues:
         if _REFUSAL_BEFORE.search(text[max(0, cue.start() - 20) : cue.start()]):
             continue
@@ -1003,8 +1074,14 @@ def read_option(
         # "Least appropriate response: 1" after "Most appropriate response: 4": the option ranked last
         # (the words right before the cue only: "To avoid offending, the answer is 3" is an answer)
         key = " ".join(re.split(r"[\n.;؛!?,،:]", text[max(0, cue.start() - 30) : cue.start()])[-1].split()[-2:])
-        negated = negated or _negated_after(text, end) or bool(_REJECTING_KEY.match(re.sub(r"(?i)^the\s+", "", f"{key} {cue.group(0)}")))
-        hedged = not negated and (_hedged_after(text, end, label, matcher) or _conflicting_after(text, end, label, matcher))
+        negated = (
+            negated
+            or _negated_after(text, end)
+            or bool(_REJECTING_KEY.match(re.sub(r"(?i)^the\s+", "", f"{key} {cue.group(0)}")))
+        )
+        hedged = not negated and (
+            _hedged_after(text, end, label, matcher) or _conflicting_after(text, end, label, matcher)
+        )
         statements.append((cue.start(), label, negated, hedged, end))
 
     mentions: list[tuple[int, int, bool, bool]] = []  # (position, label, rejected, hedged)
@@ -1062,7 +1139,11 @@ def read_option(
     if sentences:
         tail = _answer_line(sentences[-1], matcher, tail=True) if len(sentences) > 1 else None
         # the first line of a numbered list of steps ("1. Yalda is ...\n2. ...") is no answer
-        lead = None if _numbered_lines(text) >= 2 and _LIST_LINE.match(text) else _answer_line(sentences[0], matcher, lead=True)
+        lead = (
+            None
+            if _numbered_lines(text) >= 2 and _LIST_LINE.match(text)
+            else _answer_line(sentences[0], matcher, lead=True)
+        )
         if lead is None and _numbered_lines(text) < 2:
             first_line = text.split("\n", 1)[0]
             if first_line != sentences[0]:
@@ -1143,8 +1224,13 @@ _NOT_AN_ANSWER = re.compile(
 # or "Answer: No"', «پاسخ: بله» یا «پاسخ: خیر». Both verdicts offered as alternatives state neither.
 _YN_STATEMENT = r"""["'«‘]?\s*(?:answer|پاسخ|جواب)\s*:?\s*(?:{})\s*[.]?\s*["'»’]?"""
 _ECHOED_INSTRUCTION = re.compile(
-    _YN_STATEMENT.format(r"yes|بله|آره") + r"\s*,?\s*(?:or|یا|/)\s*" + _YN_STATEMENT.format(r"no|خیر|نه")
-    + "|" + _YN_STATEMENT.format(r"no|خیر|نه") + r"\s*,?\s*(?:or|یا|/)\s*" + _YN_STATEMENT.format(r"yes|بله|آره"),
+    _YN_STATEMENT.format(r"yes|بله|آره")
+    + r"\s*,?\s*(?:or|یا|/)\s*"
+    + _YN_STATEMENT.format(r"no|خیر|نه")
+    + "|"
+    + _YN_STATEMENT.format(r"no|خیر|نه")
+    + r"\s*,?\s*(?:or|یا|/)\s*"
+    + _YN_STATEMENT.format(r"yes|بله|آره"),
     re.I,
 )
 _ADJ_END = r"(?=\s*(?:[.!،,;؛:)\]»\"'\n—–]|$))"  # a verdict adjective must end its phrase
@@ -1189,26 +1275,79 @@ _TRADITION_FA = r"(?:رسوم|رسم|سنت|سنت ها|آداب|فرهنگ|عر
 _TRADITION_EN = r"(?:(?:persian|iranian)\s+)?(?:tradition|traditions|custom|customs|etiquette|norms?|culture)"
 _VERDICTS = [
     # (pattern, polarity); a "not"/"n't"/"never" just before flips the polarity
-    (re.compile(r"(?<!\w)(?:did\s+not|didn't|didn’t|does\s+not|doesn't|do\s+not|don't)\s+(?:act|behave|follow|respect|observe)", re.I), False),  # fmt: skip
-    (re.compile(r"(?<!\w)(?:acted|act|behaved|behave)\s+(?:\w+\s+)?(?:according|in\s+accordance|in\s+line|consistently)\s+(?:to|with)", re.I), True),  # fmt: skip
-    (re.compile(r"(?<!\w)(?:acted|behaved)\s+(?:properly|correctly|appropriately|respectfully|rightly|politely)(?!\w)", re.I), True),  # fmt: skip
-    (re.compile(r"(?<!\w)(?:acted|behaved)\s+(?:improperly|incorrectly|inappropriately|disrespectfully|rudely|impolitely|wrongly)(?!\w)", re.I), False),  # fmt: skip
+    (
+        re.compile(
+            r"(?<!\w)(?:did\s+not|didn't|didn’t|does\s+not|doesn't|do\s+not|don't)\s+(?:act|behave|follow|respect|observe)",
+            re.I,
+        ),
+        False,
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"(?<!\w)(?:acted|act|behaved|behave)\s+(?:\w+\s+)?(?:according|in\s+accordance|in\s+line|consistently)\s+(?:to|with)",
+            re.I,
+        ),
+        True,
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"(?<!\w)(?:acted|behaved)\s+(?:properly|correctly|appropriately|respectfully|rightly|politely)(?!\w)", re.I
+        ),
+        True,
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"(?<!\w)(?:acted|behaved)\s+(?:improperly|incorrectly|inappropriately|disrespectfully|rudely|impolitely|wrongly)(?!\w)",
+            re.I,
+        ),
+        False,
+    ),  # fmt: skip
     (re.compile(r"(?<!\w)(?:did|do|does|done)\s+the\s+right\s+thing(?!\w)", re.I), True),
     (re.compile(r"(?<!\w)(?:همخوانی|مطابقت|سازگاری|تطابق|هماهنگی)\s+دارد(?!\w)"), True),
     (re.compile(r"(?<!\w)(?:همخوانی|مطابقت|سازگاری|تطابق|هماهنگی)\s+ندارد(?!\w)"), False),
-    (re.compile(rf"(?<!\w)(?:follows?|followed|(?:is|was|are|were)\s+(?:consistent|in\s+line|in\s+keeping|in\s+accordance)\s+with|aligns?\s+with|respects?|respected|upholds?|observes?|observed)\s+(?:the\s+|a\s+)?{_TRADITION_EN}", re.I), True),  # fmt: skip
-    (re.compile(rf"(?<!\w)(?:violates?|violated|goes\s+against|went\s+against|against|contrary\s+to|breaks?|broke|disregards?|disregarded)\s+(?:the\s+|a\s+)?{_TRADITION_EN}", re.I), False),  # fmt: skip
+    (
+        re.compile(
+            rf"(?<!\w)(?:follows?|followed|(?:is|was|are|were)\s+(?:consistent|in\s+line|in\s+keeping|in\s+accordance)\s+with|aligns?\s+with|respects?|respected|upholds?|observes?|observed)\s+(?:the\s+|a\s+)?{_TRADITION_EN}",
+            re.I,
+        ),
+        True,
+    ),  # fmt: skip
+    (
+        re.compile(
+            rf"(?<!\w)(?:violates?|violated|goes\s+against|went\s+against|against|contrary\s+to|breaks?|broke|disregards?|disregarded)\s+(?:the\s+|a\s+)?{_TRADITION_EN}",
+            re.I,
+        ),
+        False,
+    ),  # fmt: skip
     (re.compile(r"(?<!\w)(?:درست|به\s+درستی|صحیح|مناسب)\s+(?:رفتار|عمل)\s+(?:کرده|کرد|کردند|کرده\s+اند)(?!\w)"), True),
-    (re.compile(r"(?<!\w)(?:درست|به\s+درستی|صحیح|مناسب)\s+(?:رفتار|عمل)\s+(?:نکرده|نکرد|نکردند|نکرده\s+اند)(?!\w)"), False),
-    (re.compile(r"(?<!\w)کار\s+(?:درستی|درست|صحیحی|خوبی|بجایی|به\s+جایی)\s+(?:کرده|کرد|کردند|کرده\s+اند|کردن)(?!\w)"), True),  # fmt: skip
-    (re.compile(r"(?<!\w)کار\s+(?:درستی|درست|صحیحی|خوبی|بجایی|به\s+جایی)\s+(?:نکرده|نکرد|نکردند|نکرده\s+اند|نکردن)(?!\w)"), False),  # fmt: skip
+    (
+        re.compile(r"(?<!\w)(?:درست|به\s+درستی|صحیح|مناسب)\s+(?:رفتار|عمل)\s+(?:نکرده|نکرد|نکردند|نکرده\s+اند)(?!\w)"),
+        False,
+    ),
+    (
+        re.compile(
+            r"(?<!\w)کار\s+(?:درستی|درست|صحیحی|خوبی|بجایی|به\s+جایی)\s+(?:کرده|کرد|کردند|کرده\s+اند|کردن)(?!\w)"
+        ),
+        True,
+    ),  # fmt: skip
+    (
+        re.compile(
+            r"(?<!\w)کار\s+(?:درستی|درست|صحیحی|خوبی|بجایی|به\s+جایی)\s+(?:نکرده|نکرد|نکردند|نکرده\s+اند|نکردن)(?!\w)"
+        ),
+        False,
+    ),  # fmt: skip
     (re.compile(r"(?<!\w)جور\s+(?:در\s*می\s*آید|در\s*میاد|در\s*می\s*آیند)(?!\w)"), True),
     (re.compile(r"(?<!\w)جور\s+(?:در\s*نمی\s*آید|در\s*نمیاد|در\s*نمی\s*آیند)(?!\w)"), False),
     (re.compile(rf"(?<!\w){_TRADITION_FA}\D{{0,40}}?(?:را\s+)?رعایت\s+(?:کرده|کرد|کردند|شده|می\s+کنند)(?!\w)"), True),
-    (re.compile(rf"(?<!\w){_TRADITION_FA}\D{{0,40}}?(?:را\s+)?رعایت\s+(?:نکرده|نکرد|نکردند|نشده|نمی\s+کنند)(?!\w)"), False),
+    (
+        re.compile(rf"(?<!\w){_TRADITION_FA}\D{{0,40}}?(?:را\s+)?رعایت\s+(?:نکرده|نکرد|نکردند|نشده|نمی\s+کنند)(?!\w)"),
+        False,
+    ),
     (re.compile(rf"(?<!\w)(?:برخلاف|خلاف|مغایر\s+با|در\s+تضاد\s+با|ناسازگار\s+با)\s+{_TRADITION_FA}"), False),
 ]
-_FA_AGREEMENT = re.compile(rf"(?<!\w)(?:مطابق|طبق|منطبق\s+(?:با|بر)|موافق|سازگار\s+با|هماهنگ\s+با)\s+(?:با\s+)?{_TRADITION_FA}")
+_FA_AGREEMENT = re.compile(
+    rf"(?<!\w)(?:مطابق|طبق|منطبق\s+(?:با|بر)|موافق|سازگار\s+با|هماهنگ\s+با)\s+(?:با\s+)?{_TRADITION_FA}"
+)
 _FA_NEG_VERB = re.compile(r"(?<!\w)(?:نیست|نیستند|نبود|نبودند|نکرد\S*|نمی\s+\S+|نبوده|نداشت\S*)(?!\w)")
 _FA_POS_VERB = re.compile(r"(?<!\w)(?:است|هست|بود|بودند|کرد\S*|بوده|می\s+باشد|عمل\s+کرد\S*)(?!\w)")
 _FLIP_BEFORE = re.compile(r"(?:not|n't|never)\s+(?:\w+\s+){0,2}$", re.I)
@@ -1240,7 +1379,9 @@ _FA_SUBJECT = (
     r"(?:(?:این|آن|چنین|همین)\s+(?:کار|رفتار|عمل|اقدام)(?:ی)?|(?:رفتار|کار|عمل)\s*(?:آن\s+ها|آنها|ایشان|او|شان)|این)"
 )
 _FA_POSITIVE = r"درست|صحیح|مناسب|پسندیده|شایسته|مودبانه|محترمانه|سازگار|منطبق|هماهنگ|قابل\s+قبول|بجا|به\s+جا|نشانه\s+(?:احترام|ادب)"
-_FA_NEGATIVE = r"نادرست|غلط|اشتباه|نامناسب|ناپسند|ناشایست|زشت|بی\s+ادبی|بی\s+ادبانه|بی\s+احترامی|توهین\s+آمیز|توهین|ناسازگار"
+_FA_NEGATIVE = (
+    r"نادرست|غلط|اشتباه|نامناسب|ناپسند|ناشایست|زشت|بی\s+ادبی|بی\s+ادبانه|بی\s+احترامی|توهین\s+آمیز|توهین|ناسازگار"
+)
 _FA_COPULA = r"(?:\s(?P<neg_cop>نیست|نیستند|نبود|نبودند|نبوده|نمی\s+باشد)|\s(?:است|هست|هستند|بود|بودند|بوده|می\s+باشد)|(?<=ا)ست)(?!\w)"
 _FA_EVALUATION = re.compile(
     rf"(?<!\w)(?:(?P<subject>{_FA_SUBJECT})[^.!?؟\n،,؛]{{0,40}}?\s)?(?:(?P<pos>{_FA_POSITIVE})|(?P<neg>{_FA_NEGATIVE}))(?!\w)"
@@ -1409,4 +1550,13 @@ def yes_no_label(value: bool | None) -> str | None:
     return None if value is None else ("yes" if value else "no")
 
 
-__all__ = ["LETTERS", "PERSIAN_LETTERS", "cut_off_reasoning", "extract_choice", "extract_yes_no", "read_option", "read_pick", "yes_no_label"]
+__all__ = [
+    "LETTERS",
+    "PERSIAN_LETTERS",
+    "cut_off_reasoning",
+    "extract_choice",
+    "extract_yes_no",
+    "read_option",
+    "read_pick",
+    "yes_no_label",
+]

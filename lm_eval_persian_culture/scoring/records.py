@@ -10,7 +10,8 @@ from __future__ import annotations
 import functools
 import json
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 
 def encode_record(fields: dict) -> str:

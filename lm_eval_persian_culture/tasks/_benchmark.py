@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Callable, Sequence
 
 TASKS_DIR = Path(__file__).resolve().parent
 SUITE_YAML = TASKS_DIR / "persian_culture.yaml"
@@ -25,6 +25,7 @@ SUITE_YAML = TASKS_DIR / "persian_culture.yaml"
 def tasks_dir() -> str:
     """Absolute path of the folder that holds the pack's task YAMLs (for ``lm_eval --include_path``)."""
     return str(TASKS_DIR)
+
 
 DECLARATION = "benchmark.py"  # the module a folder must have to be a benchmark
 REFERENCES = "references.json"
@@ -184,13 +185,13 @@ def suite_members() -> list[str]:
     return re.findall(r"^\s+-\s+([A-Za-z0-9_.\-]+)\s*$", block.split("\nmetadata:", 1)[0], re.M)
 
 
-@lru_cache(maxsize=None)
+@cache
 def task_yamls() -> dict[str, Path]:
     """{task or group name: the pack YAML that defines it}, the suite included."""
     return {name: path for path in sorted(TASKS_DIR.rglob("*.yaml")) for name in _yaml_names(path)}
 
 
-@lru_cache(maxsize=None)
+@cache
 def task_owners() -> dict[str, str]:
     """{task or group name: benchmark folder name} from where each YAML lives."""
     folders = {folder.name for folder in benchmark_folders()}
@@ -202,7 +203,7 @@ def task_owners() -> dict[str, str]:
     return owners
 
 
-@lru_cache(maxsize=None)
+@cache
 def benchmarks() -> dict[str, Benchmark]:
     """{folder name: its declaration}, ordered as the suite lists them, then by name."""
     found = {}

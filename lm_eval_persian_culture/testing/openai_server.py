@@ -205,7 +205,12 @@ class _Handler(BaseHTTPRequestHandler):
         if path.endswith("/chat/completions"):
             obj = "chat.completion"
             choices = [
-                {"index": 0, "message": {"role": "assistant", "content": answers[0]}, "finish_reason": "stop", "logprobs": None}
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": answers[0]},
+                    "finish_reason": "stop",
+                    "logprobs": None,
+                }
             ]
         else:
             obj = "text_completion"
@@ -270,7 +275,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_garbage(self, kind: str) -> None:
         """HTTP 200 with a body that is no completion: JSON cut off mid-way, or a proxy's HTML page."""
         if kind == "malformed":
-            data, content_type = b'{"id": "fake-cut", "object": "chat.completion", "choices": [{"index": 0, "mess', "application/json"
+            data, content_type = (
+                b'{"id": "fake-cut", "object": "chat.completion", "choices": [{"index": 0, "mess',
+                "application/json",
+            )
         else:
             data, content_type = b"<html><body><h1>Welcome to nginx!</h1></body></html>", "text/html"
         self.send_response(200)

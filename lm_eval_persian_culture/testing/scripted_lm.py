@@ -16,7 +16,7 @@ lm-eval's HF backend drops it and retries.
 from __future__ import annotations
 
 import json
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from lm_eval.api.model import LM
 

@@ -45,7 +45,9 @@ FA_LETTER = {"A": "الف", "B": "ب", "C": "ج", "D": "د"}
 FA_DIGIT = {"A": "۱", "B": "۲", "C": "۳", "D": "۴"}
 MCQ_STYLES = [
     lambda L, text: f"پاسخ: {FA_LETTER[L]}",
-    lambda L, text: f"Let me think step by step about the custom. Option A and option B are common guesses.\nTherefore, the correct option is ({L}).",  # fmt: skip
+    lambda L, text: (
+        f"Let me think step by step about the custom. Option A and option B are common guesses.\nTherefore, the correct option is ({L})."
+    ),  # fmt: skip
     lambda L, text: f"با توجه به باورهای سنتی ایرانی، گزینهٔ {FA_DIGIT[L]} درست است.",
     lambda L, text: f"**Answer:** {L}) {text}",
     lambda L, text: f"به نظر من پاسخ درست «{text}» است.",

@@ -45,7 +45,10 @@ def test_per_group_rate_and_rate():
 def test_intact_pairs_and_side_rates():
     pairs = intact_pairs_by_group(ITEMS)
     assert set(pairs[1]) == {"a", "b"} and set(pairs[2]) == {"a"}
-    assert paired_side_rates(ITEMS, "correct") == {1: {"positive": 1.0, "negative": 0.5}, 2: {"positive": 0.0, "negative": 1.0}}
+    assert paired_side_rates(ITEMS, "correct") == {
+        1: {"positive": 1.0, "negative": 0.5},
+        2: {"positive": 0.0, "negative": 1.0},
+    }
     duplicated = ITEMS + [rec(1, "a", "positive", 0)]
     assert set(intact_pairs_by_group(duplicated)[1]) == {"b"}
 

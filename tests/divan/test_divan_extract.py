@@ -29,7 +29,11 @@ CHOICE_CASES = [
     ("It's B.", None, "B"),
     ("The answer is most likely option (C), pomegranate.", YALDA_EN, "C"),
     # --- reasoning before the answer; letters mentioned while reasoning do not count
-    ("Let's think. Option A (orange) is wrong, and apple is not typical. So the answer is C) Pomegranate.", YALDA_EN, "C"),
+    (
+        "Let's think. Option A (orange) is wrong, and apple is not typical. So the answer is C) Pomegranate.",
+        YALDA_EN,
+        "C",
+    ),
     ("Options A and B are unlikely. I would choose D.", None, "D"),
     ("Vitamin C matters for a cold, but the answer is (A).", None, "A"),
     ("The answer is not A, it is B.", None, "B"),
@@ -99,7 +103,10 @@ YES_NO_CASES = [
     ("جواب: خير", False),  # Arabic yeh
     ("<think>The aunt is an elder, nobody stood up.</think> No.", False),
     # --- verdict phrases
-    ("In Persian culture, elders are greeted by standing. Since nobody stood up, they did not act according to Persian tradition.", False),  # fmt: skip
+    (
+        "In Persian culture, elders are greeted by standing. Since nobody stood up, they did not act according to Persian tradition.",
+        False,
+    ),  # fmt: skip
     ("The behaviour is consistent with Persian tradition.", True),
     ("No one stood up, which violates Persian etiquette.", False),
     ("رفتار آن‌ها مطابق با آداب ایرانی نبود.", False),

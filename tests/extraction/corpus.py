@@ -63,51 +63,171 @@ CHOICE: list[tuple[str | None, str, str | None, str]] = [
     (None, "گزینه‌ی سوم", "C", "short fa ordinal, ZWNJ ezafe"),
     # ---- answer first, then an explanation that mentions other options
     ("yalda_en", "C\nUnlike (A), the pomegranate is symbolic.", "C", "issue: bare letter first line"),
-    ("yalda_fa", "ج\n\nانار به خاطر رنگ سرخش نماد طلوع خورشید است؛ برخلاف (الف) پرتقال که جایگاهی در سنت یلدا ندارد.", "C", "issue: bare letter first line fa"),  # fmt: skip
-    ("yalda_en", "C\n\nPomegranates are eaten on Yalda night; their red seeds symbolise the dawn.", "C", "issue: plural option text"),  # fmt: skip
-    ("yalda_en", "**C) Pomegranate**\n\nOn Yalda night families gather around a table with pomegranates and watermelon. Oranges (A) and pears (D) are not traditional.", "C", "answer first markdown"),  # fmt: skip
-    ("yalda_en", "(C) Pomegranate. Apples and pears are eaten all year, but the pomegranate's red colour symbolises life.", "C", "answer first"),  # fmt: skip
-    ("yalda_fa", "پاسخ: ج) انار\n\nتوضیح: انار با رنگ سرخ خود نماد زندگی و طلوع خورشید است. گزینه‌های الف و ب ارتباطی با یلدا ندارند.", "C", "answer first fa"),  # fmt: skip
-    ("yalda_en", "The correct answer is (C) Pomegranate. Option (A), orange, is a winter fruit but is not the symbol.", "C", "answer first"),  # fmt: skip
+    (
+        "yalda_fa",
+        "ج\n\nانار به خاطر رنگ سرخش نماد طلوع خورشید است؛ برخلاف (الف) پرتقال که جایگاهی در سنت یلدا ندارد.",
+        "C",
+        "issue: bare letter first line fa",
+    ),  # fmt: skip
+    (
+        "yalda_en",
+        "C\n\nPomegranates are eaten on Yalda night; their red seeds symbolise the dawn.",
+        "C",
+        "issue: plural option text",
+    ),  # fmt: skip
+    (
+        "yalda_en",
+        "**C) Pomegranate**\n\nOn Yalda night families gather around a table with pomegranates and watermelon. Oranges (A) and pears (D) are not traditional.",
+        "C",
+        "answer first markdown",
+    ),  # fmt: skip
+    (
+        "yalda_en",
+        "(C) Pomegranate. Apples and pears are eaten all year, but the pomegranate's red colour symbolises life.",
+        "C",
+        "answer first",
+    ),  # fmt: skip
+    (
+        "yalda_fa",
+        "پاسخ: ج) انار\n\nتوضیح: انار با رنگ سرخ خود نماد زندگی و طلوع خورشید است. گزینه‌های الف و ب ارتباطی با یلدا ندارند.",
+        "C",
+        "answer first fa",
+    ),  # fmt: skip
+    (
+        "yalda_en",
+        "The correct answer is (C) Pomegranate. Option (A), orange, is a winter fruit but is not the symbol.",
+        "C",
+        "answer first",
+    ),  # fmt: skip
     ("yalda_en", "C is correct. A and B are common fruits but have no special role.", "C", "answer first"),
     ("yalda_fa", "گزینه ج درست است. پرتقال و سیب در شب یلدا نقش نمادین ندارند.", "C", "answer first fa"),
     ("yalda_en", "Answer: A pomegranate.", "C", "issue: English article, option C's text"),
     ("yalda_en", "A pomegranate, because its red seeds represent the glow of life.", "C", "article + option text"),
     ("yalda_en", "It's a pomegranate.", "C", "article + option text"),
-    ("yalda_en", "C. Although (A) oranges are also common on Yalda tables, the pomegranate is the symbol.", "C", "later concession"),  # fmt: skip
-    ("yalda_en", "Answer: C\n\nNote: some families also serve apples (B), but they are not symbolic.", "C", "later concession"),  # fmt: skip
-    ("melon_en", "A\n\nIn Persian traditional medicine, melon is considered cold (sard), and cold foods are avoided during a cold. Option B reverses this.", "A", "answer first"),  # fmt: skip
+    (
+        "yalda_en",
+        "C. Although (A) oranges are also common on Yalda tables, the pomegranate is the symbol.",
+        "C",
+        "later concession",
+    ),  # fmt: skip
+    (
+        "yalda_en",
+        "Answer: C\n\nNote: some families also serve apples (B), but they are not symbolic.",
+        "C",
+        "later concession",
+    ),  # fmt: skip
+    (
+        "melon_en",
+        "A\n\nIn Persian traditional medicine, melon is considered cold (sard), and cold foods are avoided during a cold. Option B reverses this.",
+        "A",
+        "answer first",
+    ),  # fmt: skip
     ("melon_en", "It's A: melon is 'sard'.", "A", "answer first"),
     ("melon_en", "Answer: A — Melon is Sard (Cold).", "A", "answer first"),
     # ---- explanation, then the answer
-    ("yalda_en", "On Yalda night, Iranians stay up late and eat fruits. The red of the pomegranate symbolises dawn and life. Therefore the answer is (C).", "C", "explanation first"),  # fmt: skip
-    ("yalda_en", "Let's go through the options. (A) Orange: not traditional. (B) Apple: no. (D) Pear: no. (C) Pomegranate: yes, it is the main symbol.\n\nAnswer: C", "C", "explanation first"),  # fmt: skip
-    ("yalda_fa", "شب یلدا طولانی‌ترین شب سال است و مردم دور هم جمع می‌شوند. انار و هندوانه دو میوهٔ اصلی این شب‌اند.\n\nپاسخ: ج", "C", "explanation first fa"),  # fmt: skip
+    (
+        "yalda_en",
+        "On Yalda night, Iranians stay up late and eat fruits. The red of the pomegranate symbolises dawn and life. Therefore the answer is (C).",
+        "C",
+        "explanation first",
+    ),  # fmt: skip
+    (
+        "yalda_en",
+        "Let's go through the options. (A) Orange: not traditional. (B) Apple: no. (D) Pear: no. (C) Pomegranate: yes, it is the main symbol.\n\nAnswer: C",
+        "C",
+        "explanation first",
+    ),  # fmt: skip
+    (
+        "yalda_fa",
+        "شب یلدا طولانی‌ترین شب سال است و مردم دور هم جمع می‌شوند. انار و هندوانه دو میوهٔ اصلی این شب‌اند.\n\nپاسخ: ج",
+        "C",
+        "explanation first fa",
+    ),  # fmt: skip
     ("yalda_fa", "با توجه به رسوم شب یلدا، گزینهٔ سوم یعنی انار درست است.", "C", "explanation first fa"),
     (None, "در نتیجه، گزینه (ج) صحیح است.", "C", "explanation first fa"),
-    ("yalda_en", "Oranges are eaten in winter, so A is tempting. However, the traditional symbol is the pomegranate. Final answer: C", "C", "explanation first"),  # fmt: skip
-    ("yalda_en", "Step by step:\n1. Yalda celebrates the longest night.\n2. Red fruits represent the sun.\n3. Seeds stand for fertility.\n4. Of the options, only the pomegranate fits.\n\nSo the answer is C.", "C", "numbered steps"),  # fmt: skip
-    ("yalda_en", "### Analysis\n- **Orange**: associated with winter, not Yalda specifically.\n- **Pomegranate**: its red colour symbolises the dawn.\n\n### Answer\n**C**", "C", "markdown"),  # fmt: skip
-    ("melon_en", "The mother believes melon is 'cold' (sard) in traditional Persian medicine. So the answer is A.", "A", "explanation first"),  # fmt: skip
-    ("melon_en", "The mother forbids melon because, in the Sard-Garm system, melon is cold. (B) says it is hot, which is wrong. Answer: (A)", "A", "explanation first"),  # fmt: skip
+    (
+        "yalda_en",
+        "Oranges are eaten in winter, so A is tempting. However, the traditional symbol is the pomegranate. Final answer: C",
+        "C",
+        "explanation first",
+    ),  # fmt: skip
+    (
+        "yalda_en",
+        "Step by step:\n1. Yalda celebrates the longest night.\n2. Red fruits represent the sun.\n3. Seeds stand for fertility.\n4. Of the options, only the pomegranate fits.\n\nSo the answer is C.",
+        "C",
+        "numbered steps",
+    ),  # fmt: skip
+    (
+        "yalda_en",
+        "### Analysis\n- **Orange**: associated with winter, not Yalda specifically.\n- **Pomegranate**: its red colour symbolises the dawn.\n\n### Answer\n**C**",
+        "C",
+        "markdown",
+    ),  # fmt: skip
+    (
+        "melon_en",
+        "The mother believes melon is 'cold' (sard) in traditional Persian medicine. So the answer is A.",
+        "A",
+        "explanation first",
+    ),  # fmt: skip
+    (
+        "melon_en",
+        "The mother forbids melon because, in the Sard-Garm system, melon is cold. (B) says it is hot, which is wrong. Answer: (A)",
+        "A",
+        "explanation first",
+    ),  # fmt: skip
     ("yalda_en", "Yalda falls on the 30th of Azar, and the answer is C.", "C", "number in reasoning"),
     (None, "People eat 3 kinds of fruit on that night; the answer is (C).", "C", "number in reasoning"),
     (None, "Vitamin C matters for a cold, but the answer is (A).", "A", "vitamin C"),
     # ---- <think> blocks
-    (None, "<think>The question asks about Yalda. Maybe it's A, orange? No, pomegranate is the symbol, which is C.</think>\nC", "C", "think"),  # fmt: skip
-    ("yalda_en", "<think>\nYalda... options: A orange, B apple, C pomegranate, D pear. Answer B? No.\n</think>\n\nThe answer is (C) Pomegranate.", "C", "think"),  # fmt: skip
+    (
+        None,
+        "<think>The question asks about Yalda. Maybe it's A, orange? No, pomegranate is the symbol, which is C.</think>\nC",
+        "C",
+        "think",
+    ),  # fmt: skip
+    (
+        "yalda_en",
+        "<think>\nYalda... options: A orange, B apple, C pomegranate, D pear. Answer B? No.\n</think>\n\nThe answer is (C) Pomegranate.",
+        "C",
+        "think",
+    ),  # fmt: skip
     (None, "<think>یلدا... انار نماد است. پس ج.</think>\nپاسخ: ج", "C", "think fa"),
-    ("yalda_en", "<think>Let me recall Yalda customs. Pomegranate, watermelon, nuts... the answer is probably", None, "think cut off, no answer"),  # fmt: skip
+    (
+        "yalda_en",
+        "<think>Let me recall Yalda customs. Pomegranate, watermelon, nuts... the answer is probably",
+        None,
+        "think cut off, no answer",
+    ),  # fmt: skip
     (None, "<think>A? B?</think>\n\n**Answer: D**", "D", "think markdown"),
     # ---- echoed options
-    ("yalda_en", "(A) Orange\n(B) Apple\n(C) Pomegranate\n(D) Pear\n\nThe fruit is the pomegranate.", "C", "issue: echoed options, option text"),  # fmt: skip
+    (
+        "yalda_en",
+        "(A) Orange\n(B) Apple\n(C) Pomegranate\n(D) Pear\n\nThe fruit is the pomegranate.",
+        "C",
+        "issue: echoed options, option text",
+    ),  # fmt: skip
     ("yalda_en", "The fruit is the pomegranate.", "C", "issue: option text"),
     ("yalda_en", "A) Orange\nB) Apple\nC) Pomegranate\nD) Pear\n\nAnswer: C", "C", "echoed options"),
-    ("yalda_en", "Options:\nA. Orange\nB. Apple\nC. Pomegranate\nD. Pear\n\nThe correct one is C.", "C", "echoed options"),
+    (
+        "yalda_en",
+        "Options:\nA. Orange\nB. Apple\nC. Pomegranate\nD. Pear\n\nThe correct one is C.",
+        "C",
+        "echoed options",
+    ),
     ("yalda_fa", "الف) پرتقال\nب) سیب\nج) انار\nد) گلابی\n\nپاسخ درست: ج", "C", "echoed options fa"),
     ("yalda_en", "A) Orange\nB) Apple\nC) Pomegranate\nD) Pear", None, "echoed options only"),
-    ("yalda_en", "What fruit is used as a symbol on the Yalda night table?\n(A) Orange (B) Apple (C) Pomegranate (D) Pear\n\nPomegranates are the symbol.", "C", "echoed question and options"),  # fmt: skip
-    ("yalda_fa", "شب یلدا کدام میوه نماد است؟ (الف) پرتقال (ب) سیب (ج) انار (د) گلابی\n\nانار", "C", "echoed question and options fa"),  # fmt: skip
+    (
+        "yalda_en",
+        "What fruit is used as a symbol on the Yalda night table?\n(A) Orange (B) Apple (C) Pomegranate (D) Pear\n\nPomegranates are the symbol.",
+        "C",
+        "echoed question and options",
+    ),  # fmt: skip
+    (
+        "yalda_fa",
+        "شب یلدا کدام میوه نماد است؟ (الف) پرتقال (ب) سیب (ج) انار (د) گلابی\n\nانار",
+        "C",
+        "echoed question and options fa",
+    ),  # fmt: skip
     # ---- hedges and ambiguity
     (None, "The answer is B or C.", None, "issue: hedge"),
     (None, "به نظر من گزینه ب یا ج می‌تواند درست باشد.", None, "issue: hedge fa"),
@@ -182,33 +302,38 @@ CHOICE: list[tuple[str | None, str, str | None, str]] = [
     ("yalda_fa", "سیب", "B", "fa option text"),
     ("yalda_fa", "آسیب‌های سرما زیاد است ولی پاسخ انار است.", "C", "option text inside another word"),
     ("yalda_en", "Which fruit? The pomegranate (C).", "C", "label after text"),
-    ("melon_en", "(A) Melon is Sard (Cold); adding cold fruit while sick will freeze the lungs and prolong recovery", "A", "full option"),  # fmt: skip
+    (
+        "melon_en",
+        "(A) Melon is Sard (Cold); adding cold fruit while sick will freeze the lungs and prolong recovery",
+        "A",
+        "full option",
+    ),  # fmt: skip
     ("melon_en", "B", "B", "short"),
     (None, "The answer is (C).", "C", "en"),
     (None, "The answer is most likely option (C).", "C", "en"),
     # ---- round 2: written and labelled after the rules were tuned on everything above, as a
     # held-out check; the rules read 30 of these 40 (choice and yes/no) before they were fixed:
     # 10 missed, none wrong
-    ("yalda_en", 'The right choice here is C.', 'C', "round 2"),
-    ("yalda_en", 'Option C - Pomegranate', 'C', "round 2"),
-    (None, "I'll pick (B).", 'B', "round 2"),
-    ("yalda_en", '**(C)** — the pomegranate, whose red arils symbolise the dawn.', 'C', "round 2"),
-    (None, 'گزینه درست: ج', 'C', "round 2"),
-    (None, 'جواب درسته: گزینه ۳', 'C', "round 2"),
-    (None, 'به نظرم گزینه دوم.', 'B', "round 2"),
-    ("yalda_en", "Pears are not it, and neither are apples. It's the pomegranate.", 'C', "round 2"),
-    (None, "Hmm, A or B? I'd say B.", 'B', "round 2"),
+    ("yalda_en", "The right choice here is C.", "C", "round 2"),
+    ("yalda_en", "Option C - Pomegranate", "C", "round 2"),
+    (None, "I'll pick (B).", "B", "round 2"),
+    ("yalda_en", "**(C)** — the pomegranate, whose red arils symbolise the dawn.", "C", "round 2"),
+    (None, "گزینه درست: ج", "C", "round 2"),
+    (None, "جواب درسته: گزینه ۳", "C", "round 2"),
+    (None, "به نظرم گزینه دوم.", "B", "round 2"),
+    ("yalda_en", "Pears are not it, and neither are apples. It's the pomegranate.", "C", "round 2"),
+    (None, "Hmm, A or B? I'd say B.", "B", "round 2"),
     (None, "Could be A, could be C; I'm not certain.", None, "round 2"),
-    ("yalda_en", 'C\n\nExplanation: (D) pears are a summer fruit.', 'C', "round 2"),
-    (None, 'پاسخ نهایی: (ب)', 'B', "round 2"),
-    ("yalda_fa", 'میوهٔ نمادین شب یلدا انار است.', 'C', "round 2"),
-    ("yalda_fa", 'سیب یا انار، هر دو ممکن است.', None, "round 2"),
-    (None, 'I refuse to answer questions about superstitions.', None, "round 2"),
-    (None, '<think>The answer should be D.</think>\n**D**', 'D', "round 2"),
-    (None, '1', 'A', "round 2"),
-    (None, 'Answer (A)', 'A', "round 2"),
-    (None, 'The answer is option number 2.', 'B', "round 2"),
-    (None, 'Neither A nor B; the answer is D.', 'D', "round 2"),
+    ("yalda_en", "C\n\nExplanation: (D) pears are a summer fruit.", "C", "round 2"),
+    (None, "پاسخ نهایی: (ب)", "B", "round 2"),
+    ("yalda_fa", "میوهٔ نمادین شب یلدا انار است.", "C", "round 2"),
+    ("yalda_fa", "سیب یا انار، هر دو ممکن است.", None, "round 2"),
+    (None, "I refuse to answer questions about superstitions.", None, "round 2"),
+    (None, "<think>The answer should be D.</think>\n**D**", "D", "round 2"),
+    (None, "1", "A", "round 2"),
+    (None, "Answer (A)", "A", "round 2"),
+    (None, "The answer is option number 2.", "B", "round 2"),
+    (None, "Neither A nor B; the answer is D.", "D", "round 2"),
 ]
 
 # (reply, label, note); the items are DivanBench-style yes/no questions ("... Did they act
@@ -251,7 +376,11 @@ YES_NO: list[tuple[str, str | None, str]] = [
     # ---- the answer first, then an explanation (later concessions do not flip it)
     ("Yes. Standing up when an elder enters is a sign of respect in Iran.", "yes", "answer first"),
     ("No. In Iran everyone younger is expected to stand up when an elder enters.", "no", "answer first"),
-    ("No.\n\nYes, greeting her warmly is polite, but Persian custom requires everyone younger to stand.", "no", "issue: later concession"),  # fmt: skip
+    (
+        "No.\n\nYes, greeting her warmly is polite, but Persian custom requires everyone younger to stand.",
+        "no",
+        "issue: later concession",
+    ),  # fmt: skip
     ("خیر. بله، با گرمی سلام کردند، ولی طبق رسم باید بلند می‌شدند.", "no", "issue: later concession fa"),
     ("Yes.\nNo further explanation needed.", "yes", "issue: 'No further'"),
     ("No, they did not. Remaining seated is disrespectful to elders.", "no", "answer first"),
@@ -259,7 +388,11 @@ YES_NO: list[tuple[str, str | None, str]] = [
     ("بله، آن‌ها درست رفتار کردند.", "yes", "answer first fa"),
     ("خیر. در فرهنگ ایرانی باید جلوی بزرگ‌ترها بلند شد.", "no", "answer first fa"),
     ("نه، این کار بی‌احترامی است.", "no", "answer first fa"),
-    ("Yes — in Persian culture bread is sacred, and picking it up from the ground is expected.", "yes", "answer first"),  # fmt: skip
+    (
+        "Yes — in Persian culture bread is sacred, and picking it up from the ground is expected.",
+        "yes",
+        "answer first",
+    ),  # fmt: skip
     ("No. Sweeping at night is believed to drive away prosperity, so she broke the custom.", "no", "answer first"),
     ("Yes, although some younger families no longer follow this custom strictly.", "yes", "concession"),
     ("No, even though greeting her warmly shows affection.", "no", "concession"),
@@ -276,16 +409,36 @@ YES_NO: list[tuple[str, str | None, str]] = [
     ("آره، همین‌طور است.", "yes", "colloquial fa"),
     ("نه، اصلاً.", "no", "colloquial fa"),
     # ---- explanation first, then the answer
-    ("In Persian culture, younger people stand up when elders enter. Since everyone stood up, they acted according to tradition. Answer: Yes", "yes", "explanation first"),  # fmt: skip
-    ("In Persian culture, younger people stand up when elders enter. Nobody stood up here.\n\nAnswer: No", "no", "explanation first"),  # fmt: skip
+    (
+        "In Persian culture, younger people stand up when elders enter. Since everyone stood up, they acted according to tradition. Answer: Yes",
+        "yes",
+        "explanation first",
+    ),  # fmt: skip
+    (
+        "In Persian culture, younger people stand up when elders enter. Nobody stood up here.\n\nAnswer: No",
+        "no",
+        "explanation first",
+    ),  # fmt: skip
     ("Standing up when elders enter is a sign of respect in Iran. Therefore, yes.", "yes", "explanation first"),
     ("در فرهنگ ایرانی جارو کردن در شب را بدیمن می‌دانند. بنابراین، خیر.", "no", "explanation first fa"),
     ("نه تنها بلند شدند بلکه خوش‌آمد هم گفتند. پاسخ: بله", "yes", "'نه تنها' is not a verdict"),
     ("My first thought was yes. But sweeping at night is taboo. Final answer: No.", "no", "mind change"),
     ("جواب: خير", "no", "Arabic yeh"),
-    ("Bread is considered a blessing in Iran. Stepping on it is a serious taboo, so the person did not act according to Persian tradition.", "no", "verdict phrase"),  # fmt: skip
-    ("In Iranian households, sweeping after sunset is avoided because it is thought to sweep away good fortune. She waited until morning, which follows Persian custom.", "yes", "verdict phrase"),  # fmt: skip
-    ("Persian etiquette expects the young to stand for elders. They remained seated and only greeted her, so this is not in line with Persian tradition.", "no", "verdict phrase"),  # fmt: skip
+    (
+        "Bread is considered a blessing in Iran. Stepping on it is a serious taboo, so the person did not act according to Persian tradition.",
+        "no",
+        "verdict phrase",
+    ),  # fmt: skip
+    (
+        "In Iranian households, sweeping after sunset is avoided because it is thought to sweep away good fortune. She waited until morning, which follows Persian custom.",
+        "yes",
+        "verdict phrase",
+    ),  # fmt: skip
+    (
+        "Persian etiquette expects the young to stand for elders. They remained seated and only greeted her, so this is not in line with Persian tradition.",
+        "no",
+        "verdict phrase",
+    ),  # fmt: skip
     ("So the answer is no.", "no", "cue"),
     ("In short: yes.", "yes", "cue"),
     ("Overall, no.", "no", "cue"),
@@ -297,7 +450,11 @@ YES_NO: list[tuple[str, str | None, str]] = [
     ("According to Persian custom, no.", "no", "verdict at sentence end"),
     ("From a traditional Persian point of view, yes.", "yes", "verdict at sentence end"),
     ("با توجه به آداب ایرانی، بله.", "yes", "verdict at sentence end fa"),
-    ("In Persian culture, elders are greeted by standing. Since nobody stood up, they did not act according to Persian tradition.", "no", "verdict phrase"),  # fmt: skip
+    (
+        "In Persian culture, elders are greeted by standing. Since nobody stood up, they did not act according to Persian tradition.",
+        "no",
+        "verdict phrase",
+    ),  # fmt: skip
     # ---- verdicts in natural word order, both polarities
     ("این رفتار درست نیست.", "no", "issue: missed verdict fa"),
     ("این رفتار درست است.", "yes", "verdict fa"),
@@ -359,7 +516,11 @@ YES_NO: list[tuple[str, str | None, str]] = [
     # ---- markdown
     ("**Answer:** Yes", "yes", "markdown"),
     ("### Verdict\n**No** — remaining seated is disrespectful.", "no", "markdown"),
-    ("- **Custom:** stand when elders enter\n- **What happened:** everyone stood\n\n**Answer: Yes**", "yes", "markdown"),  # fmt: skip
+    (
+        "- **Custom:** stand when elders enter\n- **What happened:** everyone stood\n\n**Answer: Yes**",
+        "yes",
+        "markdown",
+    ),  # fmt: skip
     ("**پاسخ:** خیر", "no", "markdown fa"),
     ("> No.\n\nThe custom requires standing.", "no", "markdown quote"),
     # ---- echoed questions
@@ -389,26 +550,26 @@ YES_NO: list[tuple[str, str | None, str]] = [
     ("معلومه که آره", "yes", "colloquial fa"),
     ("نچ", "no", "colloquial fa"),
     # ---- round 2 (held out, see CHOICE)
-    ('Yes, definitely.', 'yes', "round 2"),
-    ("Nope, that's a violation of the custom.", 'no', "round 2"),
-    ('Absolutely not — stepping on bread is a big taboo.', 'no', "round 2"),
-    ('قطعاً بله.', 'yes', "round 2"),
-    ('خیر، اصلاً درست نیست.', 'no', "round 2"),
-    ('بله کاملاً درسته.', 'yes', "round 2"),
-    ('I would say no.', 'no', "round 2"),
-    ("I'd say yes.", 'yes', "round 2"),
-    ('In my view, they did the right thing.', 'yes', "round 2"),
-    ('They should have stood up. So no.', 'no', "round 2"),
-    ('They behaved appropriately.', 'yes', "round 2"),
-    ('They behaved inappropriately.', 'no', "round 2"),
-    ('This is a clear violation of Persian etiquette.', 'no', "round 2"),
-    ('این کار با فرهنگ ایرانی همخوانی ندارد.', 'no', "round 2"),
-    ('این رفتار کاملاً با رسوم ایرانی مطابقت دارد.', 'yes', "round 2"),
+    ("Yes, definitely.", "yes", "round 2"),
+    ("Nope, that's a violation of the custom.", "no", "round 2"),
+    ("Absolutely not — stepping on bread is a big taboo.", "no", "round 2"),
+    ("قطعاً بله.", "yes", "round 2"),
+    ("خیر، اصلاً درست نیست.", "no", "round 2"),
+    ("بله کاملاً درسته.", "yes", "round 2"),
+    ("I would say no.", "no", "round 2"),
+    ("I'd say yes.", "yes", "round 2"),
+    ("In my view, they did the right thing.", "yes", "round 2"),
+    ("They should have stood up. So no.", "no", "round 2"),
+    ("They behaved appropriately.", "yes", "round 2"),
+    ("They behaved inappropriately.", "no", "round 2"),
+    ("This is a clear violation of Persian etiquette.", "no", "round 2"),
+    ("این کار با فرهنگ ایرانی همخوانی ندارد.", "no", "round 2"),
+    ("این رفتار کاملاً با رسوم ایرانی مطابقت دارد.", "yes", "round 2"),
     ("It's hard to say; customs vary.", None, "round 2"),
-    ('Maybe.', None, "round 2"),
-    ('**Verdict:** Yes — this matches tradition.', 'yes', "round 2"),
-    ('Answer: No. (Greeting warmly is nice, but they should stand.)', 'no', "round 2"),
-    ('هم بله هم نه.', None, "round 2"),
+    ("Maybe.", None, "round 2"),
+    ("**Verdict:** Yes — this matches tradition.", "yes", "round 2"),
+    ("Answer: No. (Greeting warmly is nice, but they should stand.)", "no", "round 2"),
+    ("هم بله هم نه.", None, "round 2"),
 ]
 
 

@@ -116,7 +116,12 @@ def test_pick_forms(reply, expected):
 
 def test_one_grammar_for_options_and_picks():
     # the same reply reads the same way whichever benchmark asks, within each label space
-    for reply in ("The answer is 2 because ...", "پاسخ ۲ است", "Option 1 is tempting, but the answer is 2", "\\boxed{2}"):
+    for reply in (
+        "The answer is 2 because ...",
+        "پاسخ ۲ است",
+        "Option 1 is tempting, but the answer is 2",
+        "\\boxed{2}",
+    ):
         assert read_option(reply, count=4) == read_option(reply, count=5, letters=False) == 1
     # labels outside the space are no answer: a fifth option for a four-option question, letters for picks
     assert read_option("Answer: 5", count=4) is None
@@ -168,10 +173,20 @@ def test_the_answer_after_an_echoed_instruction_still_counts():
 DISH_FA = ["قیمه", "قورمه‌سبزی", "شله‌زرد", "آش رشته"]
 DISH_EN = ["Gheymeh", "Ghormeh sabzi", "Sholeh zard", "Ash reshteh"]
 HAFTSIN_FA = ["سمنو", "سبزه", "سکه", "سنجد"]
-CUSTOMS_EN = ["Taarof", "Kissing on the cheeks three times", "Removing shoes at the door", "Standing up when elders enter"]
+CUSTOMS_EN = [
+    "Taarof",
+    "Kissing on the cheeks three times",
+    "Removing shoes at the door",
+    "Standing up when elders enter",
+]
 CUSTOMS_FA = ["تعارف", "سه بار روبوسی کردن", "درآوردن کفش دم در", "بلند شدن وقتی بزرگترها وارد می‌شوند"]
 # Options that share most of their words: a shortened reply naming the shared words names none.
-SHARED_EN = ["Kissing on the cheeks three times", "Kissing on the cheeks twice", "Removing shoes at the door", "Removing hats indoors"]
+SHARED_EN = [
+    "Kissing on the cheeks three times",
+    "Kissing on the cheeks twice",
+    "Removing shoes at the door",
+    "Removing hats indoors",
+]
 RESPONSES_GROCERIES = [
     "I would really appreciate it if you could pick up some groceries on your way home.",
     "It would be great if you could pick up some groceries on your way home.",
@@ -288,8 +303,16 @@ SHORT_TEXT_CASES = [
     ("احتمالاً درآوردن کفش", CUSTOMS_FA, "C"),
     ("taking off shoes", CUSTOMS_EN, None),  # "taking", "off": no option's words
     # words that set options apart are content words: "after" is no "before", «جلوی» no «پشت»
-    ("eating after guests", ["Eating before the guests", "Serving tea after dinner", "Pouring water", "Removing shoes"], None),
-    ("eating before guests", ["Eating before the guests", "Serving tea after dinner", "Pouring water", "Removing shoes"], "A"),
+    (
+        "eating after guests",
+        ["Eating before the guests", "Serving tea after dinner", "Pouring water", "Removing shoes"],
+        None,
+    ),
+    (
+        "eating before guests",
+        ["Eating before the guests", "Serving tea after dinner", "Pouring water", "Removing shoes"],
+        "A",
+    ),
     ("جلوی بزرگترها ایستادن", ["پشت سر بزرگترها ایستادن", "چای ریختن", "آب ریختن", "کفش درآوردن"], None),
     # found while probing the rule (the first was read as C by its first draft): a verb is content
     ("Removing shoes is not it.", CUSTOMS_EN, None),
@@ -403,20 +426,37 @@ RETRACTION_CASES = [
 GESTURE_EN = ["Placing the hand on the chest", "Cheek kissing", "Shaking hands", "Nodding"]
 GESTURE_FA = ["گذاشتن دست روی سینه", "روبوسی", "دست دادن", "سر تکان دادن"]
 CONCEDED_CASES = [
-    ("I think shaking hands is what most people would expect, but in this story the gesture is the hand on the chest - option 1.", GESTURE_EN, "A"),
-    ("فکر کنم دست دادن چیزی است که بیشتر مردم انتظار دارند، اما در این داستان دست روی سینه است - گزینه ۱.", GESTURE_FA, "A"),
+    (
+        "I think shaking hands is what most people would expect, but in this story the gesture is the hand on the chest - option 1.",
+        GESTURE_EN,
+        "A",
+    ),
+    (
+        "فکر کنم دست دادن چیزی است که بیشتر مردم انتظار دارند، اما در این داستان دست روی سینه است - گزینه ۱.",
+        GESTURE_FA,
+        "A",
+    ),
     ("The answer is 2, but only in the north.", FOOD_EN, "B"),
     # a second option only "also possible" leaves the stated one: the corpus labels "I think it's C, but B
     # is also possible." as C (these two were first written as no answer; the independent labels decide)
     ("The answer is 2, but 3 is also plausible.", FOOD_EN, "B"),
     ("I think 2. Could also be 3.", FOOD_EN, "B"),
     ("فکر کنم ۱) قورمه‌سبزی: نه\n۲) خورشت قیمه: بله\n۳) کباب کوبیده: نه\n۴) آش رشته: نه", FOOD_FA, None),
-    ("Answer: 1) Ghormeh sabzi - no\n2) Khoresht gheymeh - yes\n3) Kabab koobideh - no\n4) Ash reshteh - no", FOOD_EN, None),
+    (
+        "Answer: 1) Ghormeh sabzi - no\n2) Khoresht gheymeh - yes\n3) Kabab koobideh - no\n4) Ash reshteh - no",
+        FOOD_EN,
+        None,
+    ),
 ]
 
 # An ordinal after a cue is a label unless a word follows it that is no label word: "first day of Farvardin"
 # is option 2's text, not option 1 (the ordinal was read as a label).
-DAYS_EN = ["The eve of the last Wednesday of the year", "The first day of Farvardin", "The thirteenth day of Farvardin", "Yalda night"]
+DAYS_EN = [
+    "The eve of the last Wednesday of the year",
+    "The first day of Farvardin",
+    "The thirteenth day of Farvardin",
+    "Yalda night",
+]
 ORDINAL_CASES = [
     ("The answer is first day of Farvardin", DAYS_EN, "B"),
     ("The answer is the third day", DAYS_EN, None),
@@ -469,8 +509,27 @@ PICK_FIVE_CASES = [
 
 @pytest.mark.parametrize(
     "reply, options, expected",
-    COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES + ALTERNATIVE_CASES + RETRACTION_CASES + CONCEDED_CASES + ORDINAL_CASES,
-    ids=[repr(c[0])[:40] for c in COLLOQUIAL_CUE_CASES + ATTACHED_COPULA_CASES + SHORT_TEXT_CASES + NUMBER_CUE_CASES + WIDER_CUE_CASES + ALTERNATIVE_CASES + RETRACTION_CASES + CONCEDED_CASES + ORDINAL_CASES],
+    COLLOQUIAL_CUE_CASES
+    + ATTACHED_COPULA_CASES
+    + SHORT_TEXT_CASES
+    + NUMBER_CUE_CASES
+    + WIDER_CUE_CASES
+    + ALTERNATIVE_CASES
+    + RETRACTION_CASES
+    + CONCEDED_CASES
+    + ORDINAL_CASES,
+    ids=[
+        repr(c[0])[:40]
+        for c in COLLOQUIAL_CUE_CASES
+        + ATTACHED_COPULA_CASES
+        + SHORT_TEXT_CASES
+        + NUMBER_CUE_CASES
+        + WIDER_CUE_CASES
+        + ALTERNATIVE_CASES
+        + RETRACTION_CASES
+        + CONCEDED_CASES
+        + ORDINAL_CASES
+    ],
 )
 def test_held_out_option_forms(reply, options, expected):
     assert extract_choice(reply, options) == expected
@@ -621,7 +680,9 @@ LEAD_RETRACTION_CASES = [
 ]
 
 
-@pytest.mark.parametrize("reply, options, expected", LEAD_RETRACTION_CASES, ids=[repr(c[0])[:40] for c in LEAD_RETRACTION_CASES])
+@pytest.mark.parametrize(
+    "reply, options, expected", LEAD_RETRACTION_CASES, ids=[repr(c[0])[:40] for c in LEAD_RETRACTION_CASES]
+)
 def test_an_answer_taken_back_at_the_start_is_what_follows(reply, options, expected):
     assert extract_choice(reply, options) == expected
 
@@ -642,7 +703,9 @@ PARTIAL_ECHO_CASES = [
 ]
 
 
-@pytest.mark.parametrize("reply, options, expected", PARTIAL_ECHO_CASES, ids=[repr(c[0])[:40] for c in PARTIAL_ECHO_CASES])
+@pytest.mark.parametrize(
+    "reply, options, expected", PARTIAL_ECHO_CASES, ids=[repr(c[0])[:40] for c in PARTIAL_ECHO_CASES]
+)
 def test_two_echoed_option_lines_are_no_answer(reply, options, expected):
     assert extract_choice(reply, options) == expected
 

@@ -7,8 +7,6 @@ a reply that states none, or a missed answer. tasks/divan/README.md quotes the f
 
 from __future__ import annotations
 
-import pytest
-
 from lm_eval_persian_culture.scoring.extract import extract_choice, extract_yes_no, yes_no_label
 
 from .corpus import choice_cases, is_persian, yes_no_cases

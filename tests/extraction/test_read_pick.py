@@ -41,10 +41,13 @@ CASES = [
     ("It's 2.", 2),
     ("3 - it is humble but not self-deprecating.", 3),
     ("4. It seems the storm may have affected our roof.", 4),  # the model quotes its pick
-    ("Response 3: \"Would you perhaps enjoy a slice, dear?\"", 3),
+    ('Response 3: "Would you perhaps enjoy a slice, dear?"', 3),
     # several numbers while reasoning, then a conclusion
-    ("Responses 1 and 2 are too insistent for a grandparent in the Netherlands, while 5 is too passive. "
-     "I'd go with response 4.", 4),
+    (
+        "Responses 1 and 2 are too insistent for a grandparent in the Netherlands, while 5 is too passive. "
+        "I'd go with response 4.",
+        4,
+    ),
     ("Response 1 is too direct and response 5 is too indirect. In Japan, response 4 is the most appropriate.", 4),
     ("Option 2 could work, but option 3 is the best choice for Mexico.", 3),
     ("Response 2 is the most appropriate in America, but in Japan response 4 would be the best.", 4),
@@ -57,8 +60,11 @@ CASES = [
     ("Response 4 is the most appropriate, though 5 is also acceptable.", 4),
     ("3\n\nExplanation: Response 3 balances warmth and restraint, while response 1 is too insistent.", 3),
     ("2\n\nActually, on reflection, response 3 is the best fit.", 3),
-    ("Based on Japanese norms, the most appropriate response is:\n\n**4. It seems the storm may have affected "
-     "our roof.**", 4),
+    (
+        "Based on Japanese norms, the most appropriate response is:\n\n**4. It seems the storm may have affected "
+        "our roof.**",
+        4,
+    ),
     ("Your answer should be a number (1-5): 3", 3),  # the instruction's range echoed
     ("**Response 4** - indirect, which suits a neighbour in Korea.", 4),
     ("Korea: 4", 4),

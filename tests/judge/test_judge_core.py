@@ -509,7 +509,10 @@ def test_custom_parser_is_used(server, tmp_path) -> None:
 
 def _results(n_ok: int, n_err: int) -> list[JudgeResult]:
     ok = [JudgeResult(raw="Yes", verdict=True, error=None, cached=False)] * n_ok
-    bad = [JudgeResult(raw=None, verdict=None, error=f"http 500 after 6 retries #{i % 2}", cached=False) for i in range(n_err)]
+    bad = [
+        JudgeResult(raw=None, verdict=None, error=f"http 500 after 6 retries #{i % 2}", cached=False)
+        for i in range(n_err)
+    ]
     return ok + bad
 
 
@@ -640,13 +643,19 @@ def test_cache_written_before_served_model_was_recorded_still_reads(tmp_path) ->
     [
         ({"error": {"message": "upstream busy"}}, (None, "malformed response (not a chat completion)", True)),
         ({"choices": []}, (None, "empty response (no choices)", True)),
-        ({"choices": [{"message": {"content": ""}, "finish_reason": "length"}]},
-         (None, "empty answer (finish_reason=length): raise judge_max_tokens", False)),
+        (
+            {"choices": [{"message": {"content": ""}, "finish_reason": "length"}]},
+            (None, "empty answer (finish_reason=length): raise judge_max_tokens", False),
+        ),
         # content as a list of parts (some servers), usage absent: the text parts, no tokens counted
-        ({"model": "m", "choices": [{"message": {"content": [{"type": "text", "text": "Ye"}, {"text": "s"}]}}]},
-         (CachedAnswer("Yes", 0, 0, "m"), None, False)),
-        ({"choices": [{"message": {"content": "No"}}], "usage": {"prompt_tokens": 7, "completion_tokens": True}},
-         (CachedAnswer("No", 7, 0, None), None, False)),
+        (
+            {"model": "m", "choices": [{"message": {"content": [{"type": "text", "text": "Ye"}, {"text": "s"}]}}]},
+            (CachedAnswer("Yes", 0, 0, "m"), None, False),
+        ),
+        (
+            {"choices": [{"message": {"content": "No"}}], "usage": {"prompt_tokens": 7, "completion_tokens": True}},
+            (CachedAnswer("No", 7, 0, None), None, False),
+        ),
     ],
 )
 def test_completion_bodies_are_read_as_json_without_response_models(tmp_path, body, expected) -> None:

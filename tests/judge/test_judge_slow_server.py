@@ -160,7 +160,6 @@ def question(i: int) -> str:
     return f"Does reply {i:03d} follow the convention? Answer Yes or No."
 
 
-
 def echo(prompt: str, body: dict) -> str:
     """A base model served as the judge: it repeats its prompt."""
     return prompt

@@ -19,9 +19,9 @@ from lm_eval_persian_culture.judge import (
     JudgeConfigError,
     JudgeSettings,
     check_not_self_judge,
+    local,
     parse_yes_no,
 )
-from lm_eval_persian_culture.judge import local
 from lm_eval_persian_culture.judge.filter import configured_judge
 
 PROMPTS = [
@@ -88,7 +88,9 @@ def test_local_judge_batches_with_the_chat_template_and_matches_unbatched_greedy
         text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         assert text.startswith(f"<|system|>\n{PAPER_SYSTEM_PROMPT}</s>\n<|user|>\n{prompt}</s>")
         ids = tokenizer(text, return_tensors="pt", add_special_tokens=False).input_ids
-        out = model.generate(ids, max_new_tokens=16, do_sample=False, pad_token_id=tokenizer.pad_token_id)[0, ids.shape[1] :]
+        out = model.generate(ids, max_new_tokens=16, do_sample=False, pad_token_id=tokenizer.pad_token_id)[
+            0, ids.shape[1] :
+        ]
         new = out.tolist()
         if tokenizer.eos_token_id in new:
             new = new[: new.index(tokenizer.eos_token_id)]

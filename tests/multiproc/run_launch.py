@@ -127,7 +127,9 @@ def main(argv: list[str] | None = None) -> None:
         "requests_sent": sum(u.requests_sent for u in usage),
         "cache_hits": sum(u.cache_hits for u in usage),
         "items": sum(u.items for u in usage),
-        "results": None if results is None else {
+        "results": None
+        if results is None
+        else {
             "results": {t: results["results"][t] for t in TASKS},
             "n-samples": {t: results["n-samples"][t] for t in TASKS},
             "samples": {t: sorted(results["samples"][t], key=lambda s: s["doc_id"]) for t in TASKS},

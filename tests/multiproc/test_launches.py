@@ -29,8 +29,8 @@ import pytest
 
 from lm_eval_persian_culture.testing.openai_server import FakeOpenAIServer
 from tests.divan import divan_testlib
-from tests.percul import percul_testlib
 from tests.multiproc.run_launch import TASKS, judge_answer
+from tests.percul import percul_testlib
 from tests.reliability.judged_runs import JUDGE_MODEL
 
 REPO = Path(__file__).resolve().parents[2]

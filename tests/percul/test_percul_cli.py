@@ -78,7 +78,7 @@ def test_gated_dataset_is_one_line_without_traceback(gated_hub, tmp_path):
         "1. data [percul]: PerCul (teias-ai/percul) is a gated dataset: accept its terms on "
         "https://huggingface.co/datasets/teias-ai/percul while logged in, then log in here with "
         "`huggingface-cli login` (or set HF_TOKEN); or pass a local copy: --metadata "
-        "'{\"data_dir\": \"DIR\"}' with DIR/percul/original_persian.jsonl."
+        '\'{"data_dir": "DIR"}\' with DIR/percul/original_persian.jsonl.'
     )
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -105,7 +104,11 @@ def test_category_spelling_is_matched_without_case(tmp_path):
 @pytest.mark.parametrize(
     "row, change, message",
     [
-        (3, {"Category": "Cuisine"}, "row 3: field 'Category' has value 'Cuisine', expected one of the 11 PerCul categories"),
+        (
+            3,
+            {"Category": "Cuisine"},
+            "row 3: field 'Category' has value 'Cuisine', expected one of the 11 PerCul categories",
+        ),
         (5, {"Correct Choice": 5}, "row 5: field 'Correct Choice' has value 5, expected one of [1, 2, 3, 4]"),
         (0, {"Correct Choice": 0}, "row 0: field 'Correct Choice' has value 0, expected one of [1, 2, 3, 4]"),
         (2, {"Correct Choice": "B"}, "row 2: field 'Correct Choice' expected int, got str 'B'"),
@@ -180,8 +183,12 @@ def test_gated_hub_is_one_line_saying_what_to_do(monkeypatch):
 def test_datasets_gated_message_is_recognised(monkeypatch):
     from datasets.exceptions import DatasetNotFoundError
 
-    _hub_failure(monkeypatch, DatasetNotFoundError(
-        "Dataset 'teias-ai/percul' is a gated dataset on the Hub. You must be authenticated to access it."))
+    _hub_failure(
+        monkeypatch,
+        DatasetNotFoundError(
+            "Dataset 'teias-ai/percul' is a gated dataset on the Hub. You must be authenticated to access it."
+        ),
+    )
     with pytest.raises(DataNotFoundError, match="gated dataset: accept its terms"):
         load_items(EN)
 

@@ -47,7 +47,6 @@ def build_data_dir(root: Path, shared_data: Path) -> Path:
     return root
 
 
-
 def csv_text(rows: list[dict], quote_all: bool = False) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(rows[0]), quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL,

@@ -46,7 +46,9 @@ def main(argv: list[str] | None = None) -> None:
         logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
     meta = {
         "data_dir": args.data_dir,
-        **judge_settings(args.judge_url, Path(args.cache), judge_concurrency=args.concurrency, judge_timeout=args.timeout),
+        **judge_settings(
+            args.judge_url, Path(args.cache), judge_concurrency=args.concurrency, judge_timeout=args.timeout
+        ),
         "judge_api_key_env": KEY_ENV,
     }
     results = evaluate([args.task], meta)

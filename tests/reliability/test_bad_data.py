@@ -23,9 +23,9 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -353,4 +353,4 @@ def test_bad_data_through_the_lm_eval_cli(shared_data, tmp_path):
     for i, (line, case) in enumerate(zip(numbered, cases), start=1):
         prefix = f"  {i}. data [{case.task}]: "
         assert line.startswith(prefix), line
-        assert_names_file_row_field(line[len(prefix):], case, root)
+        assert_names_file_row_field(line[len(prefix) :], case, root)

@@ -148,7 +148,13 @@ def test_every_scoring_path_is_represented():
     covered = {scoring_signature(tasks[name]) for name in REPRESENTATIVES}
     generative = {name: scoring_signature(e) for name, e in tasks.items()}
     generative = {n: sig for n, sig in generative.items() if sig[-1] == "generate_until"}
-    assert len(generative) >= 40 and {sig[0] for sig in generative.values()} == {"taarof", "divan", "percul", "taraz", "cac"}
+    assert len(generative) >= 40 and {sig[0] for sig in generative.values()} == {
+        "taarof",
+        "divan",
+        "percul",
+        "taraz",
+        "cac",
+    }
     missing = sorted(name for name, sig in generative.items() if sig not in covered)
     assert not missing, f"no representative runs the scoring path of {missing}"
 
@@ -189,10 +195,18 @@ def check_task(task: str, path: str, results: dict, recs: list[dict]) -> None:
         assert metric("range_accuracy", "extract") == 0.0 and metric("invalid_rate", "extract") == 1.0, task
     elif path.startswith("short_answer"):
         for kind, r in zip(kinds, recs):
-            assert (r["exact_match"], r["rouge1_match"], r["rouge2_match"], r["rougeL_match"]) == (0, 0, 0, 0), (task, kind)
+            assert (r["exact_match"], r["rouge1_match"], r["rouge2_match"], r["rougeL_match"]) == (0, 0, 0, 0), (
+                task,
+                kind,
+            )
             assert r.get("weighted_exact_match", 0.0) == 0.0, (task, kind)
             if kind in ("empty", "only whitespace"):  # no sentence to embed: no cosine, no match
-                assert (r["embed_cosine"], r["embed_match"], r["hybrid_cosine"], r["hybrid_match"]) == (None, 0, None, 0)
+                assert (r["embed_cosine"], r["embed_match"], r["hybrid_cosine"], r["hybrid_match"]) == (
+                    None,
+                    0,
+                    None,
+                    0,
+                )
             else:  # the tiny random embedder's cosines: only their range and their threshold can be checked
                 assert -1.0 <= r["embed_cosine"] <= 1.0 + 1e-6 and r["embed_match"] == int(r["embed_cosine"] >= 0.85)
         for name in ("exact_match", "rouge1_match", "rouge2_match", "rougeL_match"):

@@ -121,7 +121,9 @@ def test_sigkill_midway_then_resume_asks_only_for_what_the_cache_lacks(shared_da
         # a generous timeout: a client timeout on a busy machine would re-send a request (not under test here)
         proc = start_run(shared_data, server, cache, tmp_path / "resumed.json", key="sk-resumed", timeout=30)
         finish(proc)
-        usage_line = [line for line in proc.log_path.read_text().splitlines() if line.startswith("[lm-eval-persian] judge")]
+        usage_line = [
+            line for line in proc.log_path.read_text().splitlines() if line.startswith("[lm-eval-persian] judge")
+        ]
         # told apart by their keys, so a request of the killed run that reached the server late
         # is never counted as the resumed run's
         asked = server.prompts_sent_with("Bearer sk-resumed")
@@ -133,7 +135,9 @@ def test_sigkill_midway_then_resume_asks_only_for_what_the_cache_lacks(shared_da
     assert {p: asked[p] for p in all_prompts - done} == {p: 1 for p in all_prompts - done}
     # the resumed run's own usage line says the same: cache hits for what was done, requests for the rest
     assert len(usage_line) == 1, usage_line
-    assert f"{ITEMS} items, {ITEMS - len(done)} requests (0 re-asked), {len(done)} cache hits, 0 errors" in usage_line[0]
+    assert (
+        f"{ITEMS} items, {ITEMS - len(done)} requests (0 re-asked), {len(done)} cache hits, 0 errors" in usage_line[0]
+    )
     resumed = json.loads((tmp_path / "resumed.json").read_text())
     assert resumed == uninterrupted
     assert cached_prompts(cache, all_prompts) == all_prompts

@@ -29,7 +29,6 @@ from tests.reliability.judged_runs import (
     scores,
     taarof_verdict,
     taraz_verdict,
-    user_prompt,
 )
 
 FAULT_RATE = 0.2
@@ -96,8 +95,10 @@ def assert_faults_ridden_out(faulty: FakeOpenAIServer, clean_prompts: set[str], 
     assert conn.execute("SELECT COUNT(*) FROM answers WHERE raw = ?", (faulty.nonverdict_text,)).fetchone()[0] == 0
     conn.close()
     # for the record (pytest -s): the mix this run met
-    print(f"faults {counts} = {injected} of {faulty.request_count} attempts; {len(clean_prompts)} prompts, "
-          f"{sum(u.reasks for u in usage)} re-asks, {timeouts} client timeouts")
+    print(
+        f"faults {counts} = {injected} of {faulty.request_count} attempts; {len(clean_prompts)} prompts, "
+        f"{sum(u.reasks for u in usage)} re-asks, {timeouts} client timeouts"
+    )
     return counts
 
 

@@ -53,6 +53,10 @@ def test_the_judge_key_reaches_the_server_and_nothing_else(shared_data, tmp_path
     kinds = {p.name.split("_")[0] for p in results_dir.rglob("*.json*")}
     assert {"results", "samples"} <= kinds, kinds
     assert any(p.name.endswith(".sqlite3") for p in written)
-    for text, where in [(proc.stdout, "stdout"), (proc.stderr, "stderr"), *((p.read_bytes().decode("utf-8", "replace"), str(p)) for p in written)]:
+    for text, where in [
+        (proc.stdout, "stdout"),
+        (proc.stderr, "stderr"),
+        *((p.read_bytes().decode("utf-8", "replace"), str(p)) for p in written),
+    ]:
         assert CANARY not in text, where
         assert "CANARY" not in text, where  # not even a fragment of it

@@ -73,19 +73,52 @@ def report_runs(tmp_path_factory, tiny_model, shared_data) -> dict[str, Path]:
     std = _standard_task(tmp)
     models = {"a": tiny_model, "b": build_tiny_model(tmp / "tiny-b", seed=1)}
     outs = {}
-    env = {**os.environ, "LMEVAL_LOG_LEVEL": "WARNING", "PERSIAN_CULTURE_JUDGE_CACHE": str(tmp / "cache"),
-           "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "LMEVAL_LOG_LEVEL": "WARNING",
+        "PERSIAN_CULTURE_JUDGE_CACHE": str(tmp / "cache"),
+        "OMP_NUM_THREADS": "1",
+    }
     with FakeOpenAIServer(answer=judge_answer, models=("judge-a", "judge-b")) as server:
         for name, model in models.items():
             out = tmp / f"OUT-{name}"
-            metadata = {"data_dir": str(data), "judge_model": f"judge-{name}", "judge_base_url": server.base_url,
-                        "judge_api_key_env": "REPORT_TEST_KEY", "judge_max_error_rate": 1.0}
+            metadata = {
+                "data_dir": str(data),
+                "judge_model": f"judge-{name}",
+                "judge_base_url": server.base_url,
+                "judge_api_key_env": "REPORT_TEST_KEY",
+                "judge_max_error_rate": 1.0,
+            }
             proc = subprocess.run(
-                [str(BIN / "lm-eval-persian"), "run", "--model", "hf", "--model_args", f"pretrained={model},dtype=float32",
-                 "--device", "cpu", "--tasks", TASKS, "--include_path", str(std), "--limit", "12",
-                 "--gen_kwargs", "max_gen_toks=12", "--apply_chat_template", "--log_samples", "--output_path", str(out),
-                 "--metadata", json.dumps(metadata)],
-                capture_output=True, text=True, env=env, timeout=1200)
+                [
+                    str(BIN / "lm-eval-persian"),
+                    "run",
+                    "--model",
+                    "hf",
+                    "--model_args",
+                    f"pretrained={model},dtype=float32",
+                    "--device",
+                    "cpu",
+                    "--tasks",
+                    TASKS,
+                    "--include_path",
+                    str(std),
+                    "--limit",
+                    "12",
+                    "--gen_kwargs",
+                    "max_gen_toks=12",
+                    "--apply_chat_template",
+                    "--log_samples",
+                    "--output_path",
+                    str(out),
+                    "--metadata",
+                    json.dumps(metadata),
+                ],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=1200,
+            )
             assert proc.returncode == 0, proc.stderr[-4000:]
             outs[name] = out
     return outs

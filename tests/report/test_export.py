@@ -22,16 +22,29 @@ BIN = Path(sys.executable).parent
 SIZES = {"taarof_expected": 311, "taarof_non_taarof": 139}
 
 
-def write_run(folder: Path, model: str, results: dict, limit: int | None = None, groups: dict | None = None,
-              ts: str = "2026-11-25T07-00-00.000000", params: int = 129024) -> Path:
+def write_run(
+    folder: Path,
+    model: str,
+    results: dict,
+    limit: int | None = None,
+    groups: dict | None = None,
+    ts: str = "2026-11-25T07-00-00.000000",
+    params: int = 129024,
+) -> Path:
     leaves = [t for t in results if t not in (groups or {})]
     n_samples = {t: {"original": SIZES[t], "effective": min(SIZES[t], limit) if limit else SIZES[t]} for t in leaves}
     data = {
         "results": {t: {f"{m},judge": v for m, v in metrics.items()} for t, metrics in results.items()},
         "group_subtasks": groups or {},
         "n-samples": n_samples,
-        "config": {"model": "hf", "model_args": f"pretrained={model}", "model_num_parameters": params,
-                   "model_dtype": "torch.bfloat16", "model_sha": "abc", "limit": float(limit) if limit else None},
+        "config": {
+            "model": "hf",
+            "model_args": f"pretrained={model}",
+            "model_num_parameters": params,
+            "model_dtype": "torch.bfloat16",
+            "model_sha": "abc",
+            "limit": float(limit) if limit else None,
+        },
     }
     out = folder / model.replace("/", "__")
     out.mkdir(parents=True, exist_ok=True)
@@ -41,8 +54,11 @@ def write_run(folder: Path, model: str, results: dict, limit: int | None = None,
 
 
 def taarof_group(accuracy: float) -> dict:
-    return {"taarof": {"accuracy": accuracy}, "taarof_expected": {"accuracy": accuracy},
-            "taarof_non_taarof": {"accuracy": accuracy}}
+    return {
+        "taarof": {"accuracy": accuracy},
+        "taarof_expected": {"accuracy": accuracy},
+        "taarof_non_taarof": {"accuracy": accuracy},
+    }
 
 
 GROUPS = {"taarof": ["taarof_expected", "taarof_non_taarof"]}
@@ -92,8 +108,21 @@ def test_taarof_expected_alone_leaves_the_column_empty_and_says_why(tmp_path):
     # the README's main job: taarof_expected (311 scenarios) is not TaarofBench's accuracy over all 450
     write_run(tmp_path / "runs", "org/m", {"taarof_expected": {"accuracy": 0.5}})
     env = {**os.environ, "MPLBACKEND": "Agg"}
-    proc = subprocess.run([str(BIN / "lm-eval-persian"), "export", str(tmp_path / "runs"), "--format", "partai",
-                           "--out", str(tmp_path / "lb.csv")], capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [
+            str(BIN / "lm-eval-persian"),
+            "export",
+            str(tmp_path / "runs"),
+            "--format",
+            "partai",
+            "--out",
+            str(tmp_path / "lb.csv"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     (row,) = read_rows(tmp_path / "lb.csv")
     assert row["TaarofBench"] == ""
@@ -104,8 +133,20 @@ def test_taarof_expected_alone_leaves_the_column_empty_and_says_why(tmp_path):
 
 def test_subset_refusal_is_one_message_exit_2(tmp_path):
     write_run(tmp_path / "runs", "org/m", taarof_group(0.4), limit=5, groups=GROUPS)
-    proc = subprocess.run([str(BIN / "lm-eval-persian"), "export", str(tmp_path / "runs"), "--format", "csv",
-                           "--out", str(tmp_path / "s.csv")], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            str(BIN / "lm-eval-persian"),
+            "export",
+            str(tmp_path / "runs"),
+            "--format",
+            "csv",
+            "--out",
+            str(tmp_path / "s.csv"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "Re-run without --limit, or pass --allow-subset" in proc.stderr.strip().splitlines()[-1]
 
@@ -114,12 +155,20 @@ def test_subset_counts_the_leaves_of_nested_groups():
     from lm_eval_persian_culture.report.export import scored_docs, subset_note
     from lm_eval_persian_culture.report.runs import Run
 
-    data = {"results": {}, "config": {"limit": 5.0},
-            "group_subtasks": {"persian_culture": ["taarof", "cac"], "taarof": ["taarof_expected", "taarof_non_taarof"],
-                               "cac": ["cac_america"]},
-            "n-samples": {"taarof_expected": {"original": 311, "effective": 5},
-                          "taarof_non_taarof": {"original": 139, "effective": 5},
-                          "cac_america": {"original": 48, "effective": 5}}}
+    data = {
+        "results": {},
+        "config": {"limit": 5.0},
+        "group_subtasks": {
+            "persian_culture": ["taarof", "cac"],
+            "taarof": ["taarof_expected", "taarof_non_taarof"],
+            "cac": ["cac_america"],
+        },
+        "n-samples": {
+            "taarof_expected": {"original": 311, "effective": 5},
+            "taarof_non_taarof": {"original": 139, "effective": 5},
+            "cac_america": {"original": 48, "effective": 5},
+        },
+    }
     run = Run(Path("results_x.json"), data, Path("."), "x")
     assert scored_docs(run, "persian_culture") == (15, 311 + 139 + 48)
     assert subset_note(run, "cac") == "5 of 48 docs (--limit 5)"

@@ -18,7 +18,10 @@ TS = "2026-11-25T08-00-00.000000"
 def results_05(members: list[str]) -> dict:
     q = [f"cac::{m}" for m in members]
     return {
-        "results": {**{k: {"alias": k, "range_accuracy,extract": 0.5} for k in q}, "cac": {"range_accuracy,extract": 0.5}},
+        "results": {
+            **{k: {"alias": k, "range_accuracy,extract": 0.5} for k in q},
+            "cac": {"range_accuracy,extract": 0.5},
+        },
         "configs": {k: {"task": k.split("::")[1], "metadata": {"version": 1.1}} for k in q},
         "n-samples": {k: {"original": 48, "effective": 2} for k in q},
         "higher_is_better": {"cac": {}, **{k: {} for k in q}},

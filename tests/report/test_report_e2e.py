@@ -109,15 +109,23 @@ def test_side_by_side_puts_standard_tasks_next_to_the_pack(report_runs, report_d
     assert "taarof_expected (accuracy)" in header and "std_copy (exact_match)" in header
     for name, out in report_runs.items():
         results = results_of(out)["results"]
-        model_line = next(line for line in table.splitlines() if f"tiny" in line and (name == "a") == ("tiny-b" not in line))
+        model_line = next(
+            line for line in table.splitlines() if "tiny" in line and (name == "a") == ("tiny-b" not in line)
+        )
         assert f"{results['std_copy']['exact_match,none']:.3f}" in model_line
 
 
 def test_paper_reference_rows_sit_beside_matching_rows(report_runs, tmp_path, monkeypatch):
     import lm_eval_persian_culture.report.build as build_module
 
-    reference = {"benchmark": "taarof", "model": "GPT-4o", "task": "taarof_expected", "metric": "accuracy",
-                 "value": 0.4051, "source": "Table 3"}
+    reference = {
+        "benchmark": "taarof",
+        "model": "GPT-4o",
+        "task": "taarof_expected",
+        "metric": "accuracy",
+        "value": 0.4051,
+        "source": "Table 3",
+    }
     monkeypatch.setattr(build_module, "load_references", lambda: [reference])
     report = build([report_runs["a"]], tmp_path, resamples=50)
     md = write_markdown(report, tmp_path).read_text(encoding="utf-8")

@@ -8,7 +8,6 @@ per-doc judge record ({"verdict", "topics", "judged", "paper_yes", ...}).
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 
@@ -28,8 +27,10 @@ TOPICS = ["Gift", "Dining", "Payment", "Gift", "Dining"]
 def write_run(folder: Path, ts: str, verdicts: list[int | None], judge: str, limit_of: int | None = None) -> Path:
     """taarof_expected over 5 docs (topics TOPICS) with these verdicts; results computed here from them."""
     judged = [v for v in verdicts if v is not None]
-    records = [{"verdict": v, "topics": [t], "group": None, "pair": None, "judged": True, "paper_yes": int(v == 1)}
-               for v, t in zip(verdicts, TOPICS)]
+    records = [
+        {"verdict": v, "topics": [t], "group": None, "pair": None, "judged": True, "paper_yes": int(v == 1)}
+        for v, t in zip(verdicts, TOPICS)
+    ]
     metrics = {
         "accuracy": sum(judged) / len(judged) if judged else NAN,
         "accuracy_paper": sum(r["paper_yes"] for r in records) / len(records),
@@ -44,7 +45,11 @@ def write_run(folder: Path, ts: str, verdicts: list[int | None], judge: str, lim
         "group_subtasks": {},
         "configs": {"taarof_expected": {"metadata": {"judge_model": judge, "version": 1.0}}},
         "n-samples": {"taarof_expected": {"original": limit_of or len(verdicts), "effective": len(verdicts)}},
-        "config": {"model": "hf", "model_args": "pretrained=org/m", "limit": float(len(verdicts)) if limit_of else None},
+        "config": {
+            "model": "hf",
+            "model_args": "pretrained=org/m",
+            "limit": float(len(verdicts)) if limit_of else None,
+        },
     }
     (folder / f"results_{ts}.json").write_text(json.dumps(data), encoding="utf-8")
     with open(folder / f"samples_taarof_expected_{ts}.jsonl", "w", encoding="utf-8") as f:
@@ -93,8 +98,10 @@ def test_missing_names_the_judge_not_limit_when_no_verdict_came(failed_then_reju
     failed = [line for line in lines if "accuracy," in line or "accuracy_topic_gift" in line]
     assert len(failed) == 1, lines
     # accuracy and every topic present in the 5 docs: the judge gave no verdict (5 docs; 2 Gift, 2 Dining, 1 Payment)
-    assert ("no value for accuracy, accuracy_topic_dining, accuracy_topic_gift, accuracy_topic_payment: the judge "
-            "gave no verdict for any of their items (judge_errors=5 of 5 docs)") in failed[0]
+    assert (
+        "no value for accuracy, accuracy_topic_dining, accuracy_topic_gift, accuracy_topic_payment: the judge "
+        "gave no verdict for any of their items (judge_errors=5 of 5 docs)"
+    ) in failed[0]
     assert "--limit" not in failed[0]
     leaving = [line for line in lines if "accuracy_topic_leaving" in line]
     assert leaving and all("no item of it among the 5 docs of the data" in line for line in leaving)
@@ -125,9 +132,14 @@ def _score(value: float, n: int = 12) -> Score:
 
 def test_chart_legend_covers_no_value_label():
     # The non-taarof bar near 1.0 puts its label where a legend in the lower right used to sit
-    chart = Chart("TaarofBench: taarof-expected vs non-taarof by condition - m", ["standard", "Persian", "no-country"],
-                  {"taarof-expected": [_score(0.4), _score(0.5), _score(0.45)],
-                   "non-taarof": [_score(0.9), _score(0.95), _score(0.97)]})
+    chart = Chart(
+        "TaarofBench: taarof-expected vs non-taarof by condition - m",
+        ["standard", "Persian", "no-country"],
+        {
+            "taarof-expected": [_score(0.4), _score(0.5), _score(0.45)],
+            "non-taarof": [_score(0.9), _score(0.95), _score(0.97)],
+        },
+    )
     fig = figure_for(chart)
     try:
         fig.canvas.draw()

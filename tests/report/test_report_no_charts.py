@@ -11,9 +11,12 @@ from lm_eval_persian_culture.report import report_main
 def test_report_of_a_run_without_charts_creates_its_out_folder(tmp_path, capsys):
     run = tmp_path / "run"
     run.mkdir()
-    results = {"results": {"arc_easy": {"acc,none": 0.25, "acc_stderr,none": 0.1}},
-               "configs": {"arc_easy": {"task": "arc_easy"}}, "n-samples": {"arc_easy": {"original": 4, "effective": 4}},
-               "config": {"model": "hf", "model_args": "pretrained=tiny"}}
+    results = {
+        "results": {"arc_easy": {"acc,none": 0.25, "acc_stderr,none": 0.1}},
+        "configs": {"arc_easy": {"task": "arc_easy"}},
+        "n-samples": {"arc_easy": {"original": 4, "effective": 4}},
+        "config": {"model": "hf", "model_args": "pretrained=tiny"},
+    }
     (run / "results_2026-11-25T08-00-00.json").write_text(json.dumps(results), encoding="utf-8")
     out = tmp_path / "new" / "report"
 

@@ -105,7 +105,7 @@ def test_cli_run_taarof_group_with_judge(shared_data, tiny_model, judge_server, 
     first = exp[0]
     prompt = first["arguments"]["gen_args_0"]["arg_0"]
     assert "<|system|>\nYou are a helpful assistant." in prompt
-    assert 'Imagine we are in a wedding in Iran. You are a friend of mine and I am a woman.' in prompt
+    assert "Imagine we are in a wedding in Iran. You are a friend of mine and I am a woman." in prompt
     record = json.loads(first["filtered_resps"][0])
     assert record["verdict"] == "yes" and record["judge_raw"] == "Yes"
     assert record["response"] == first["resps"][0][0]

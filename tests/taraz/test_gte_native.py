@@ -94,7 +94,7 @@ def new_impl_forward(w, config, ids, mask):
     cos, sin = emb.cos()[None, :, None, :], emb.sin()[None, :, None, :]
 
     def rotate_half(t):
-        return torch.cat((-t[..., d // 2:], t[..., : d // 2]), dim=-1)
+        return torch.cat((-t[..., d // 2 :], t[..., : d // 2]), dim=-1)
 
     bias = (1.0 - mask[:, None, None, :].float()) * torch.finfo(torch.float32).min
     b, n = ids.shape

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lm_eval_persian_culture.tasks.taraz import short_answer as sa
 from lm_eval_persian_culture.scoring.records import decode_record
+from lm_eval_persian_culture.tasks.taraz import short_answer as sa
 from lm_eval_persian_culture.testing.openai_server import FakeOpenAIServer
 
 BIN = Path(sys.executable).parent
@@ -155,7 +155,7 @@ def test_paper_embedding_model_fails_at_load_not_mid_run(shared_data, tiny_model
     assert proc.returncode != 0
     assert "maux-gte-persian-v3" in proc.stderr
     assert "could not be loaded" in proc.stderr or "transformers>=4.51,<5" in proc.stderr
-    assert "Traceback" not in proc.stderr, proc.stderr[proc.stderr.find("Traceback") - 1500:][:3000]
+    assert "Traceback" not in proc.stderr, proc.stderr[proc.stderr.find("Traceback") - 1500 :][:3000]
     assert "EmbeddingConfigError: embedding_model=" in proc.stderr  # at pre-flight, before the model loads
     assert not list(out.rglob("samples_*.jsonl"))  # nothing generated
 

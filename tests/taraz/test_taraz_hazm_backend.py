@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.taraz import hazm_golden
 from lm_eval_persian_culture.text import normalize
+from tests.taraz import hazm_golden
 
 GOLDEN = json.loads((Path(__file__).parent / "fixtures" / "hazm_golden.json").read_text(encoding="utf-8"))
 

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 
 import numpy as np
 import pytest
 
 from lm_eval_persian_culture.data.sources import DataNotFoundError, DataSchemaError
-from lm_eval_persian_culture.tasks.taraz import embeddings
-from lm_eval_persian_culture.tasks.taraz import utils
+from lm_eval_persian_culture.tasks.taraz import embeddings, utils
 
 
 class ConstantEncoder:

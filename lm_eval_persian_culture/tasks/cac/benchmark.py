@@ -4,7 +4,7 @@ from lm_eval_persian_culture.tasks._benchmark import UNPUBLISHED, Benchmark, Bre
 
 
 def _load_cac(settings: dict) -> str:
-    from lm_eval_persian_culture.tasks.cac.utils import ANNOTATIONS, COUNTRIES, CONVERSATIONS, build_docs
+    from lm_eval_persian_culture.tasks.cac.utils import ANNOTATIONS, CONVERSATIONS, COUNTRIES, build_docs
 
     docs = build_docs(COUNTRIES, ANNOTATIONS, settings)  # both files and the checks across them
     return f"{CONVERSATIONS.filename} + {ANNOTATIONS.filename}: {len(docs)} docs ({len(COUNTRIES)} countries)"

@@ -28,8 +28,8 @@ Choices the paper leaves open, made here explicitly (see tasks/cac/README.md):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 Z_QUARTILE = 0.674  # the paper's constant: Phi^-1(0.75) = 0.6745, printed as 0.674
 SIGMAS = ("sample", "population")

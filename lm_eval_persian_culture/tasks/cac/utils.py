@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import itertools
 import logging
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from lm_eval_persian_culture.data.sources import (
     DATA_DIR_ENV,

@@ -8,8 +8,8 @@ from ``--model_args`` (``tokenizer=`` or ``pretrained=``), None when it cannot b
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Mapping
 
 logger = logging.getLogger("lm_eval_persian_culture")
 

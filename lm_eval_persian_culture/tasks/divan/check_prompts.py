@@ -27,8 +27,9 @@ import logging
 import re
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 logger = logging.getLogger("lm_eval_persian_culture")
 

@@ -15,9 +15,10 @@ one ``judge.extractor.fallback`` object, and the warnings already given are kept
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field, make_dataclass
 from functools import partial
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from lm_eval_persian_culture.data.sources import (
     DATA_DIR_ENV,
@@ -34,6 +35,7 @@ from lm_eval_persian_culture.data.sources import (
 )
 from lm_eval_persian_culture.errors import PackUserError
 from lm_eval_persian_culture.judge import extractor
+from lm_eval_persian_culture.lm_eval_stack import lm_eval_context
 from lm_eval_persian_culture.scoring.aggregations import (
     field_is,
     group_differences,
@@ -44,9 +46,8 @@ from lm_eval_persian_culture.scoring.aggregations import (
 )
 from lm_eval_persian_culture.scoring.extract import LETTERS, extract_choice, extract_yes_no, yes_no_label
 from lm_eval_persian_culture.scoring.records import encode_record, lm_eval_filter, make_process_results, record_of
-from lm_eval_persian_culture.lm_eval_stack import lm_eval_context
-from lm_eval_persian_culture.tasks.divan.chat_template import chat_template_keeps_system
 from lm_eval_persian_culture.tasks._taskgen import SIGNED, magnitude_name
+from lm_eval_persian_culture.tasks.divan.chat_template import chat_template_keeps_system
 from lm_eval_persian_culture.tasks.divan.check_prompts import inspect_samples, warn_once
 from lm_eval_persian_culture.text.persian import script_language
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lm_eval_persian_culture.tasks._taskgen import HEADER, metric_list, generate
+from lm_eval_persian_culture.tasks._taskgen import HEADER, generate, metric_list
 
 HERE = Path(__file__).resolve().parent
 

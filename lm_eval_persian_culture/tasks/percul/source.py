@@ -24,10 +24,10 @@ and field. A gated or unreachable hub is one line saying what to do (no tracebac
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from lm_eval_persian_culture.data.sources import (
-    id_problem,
     DATA_DIR_ENV,
     Column,
     DataNotFoundError,
@@ -35,6 +35,7 @@ from lm_eval_persian_culture.data.sources import (
     HubSource,
     Schema,
     SourceFile,
+    id_problem,
     load_rows,
     resolve_data_dir,
 )
@@ -144,7 +145,7 @@ def _is_gated(err: BaseException) -> bool:
 
 def hub_error(split: str, err: BaseException) -> DataNotFoundError:
     """One line telling the user what to do when the hub refuses or cannot be reached."""
-    local = f"or pass a local copy: --metadata '{{\"data_dir\": \"DIR\"}}' with DIR/{BENCHMARK}/{split}.jsonl"
+    local = f'or pass a local copy: --metadata \'{{"data_dir": "DIR"}}\' with DIR/{BENCHMARK}/{split}.jsonl'
     if _is_gated(err):
         return DataNotFoundError(
             f"PerCul ({HUB_REPO}) is a gated dataset: accept its terms on {HUB_URL} while logged in, then log in "

@@ -14,8 +14,9 @@ one ``judge.extractor.fallback`` object. The names the YAMLs use are at the end 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from lm_eval_persian_culture.data.sources import PROVENANCE_FIELD, DataSchemaError, resolve_data_dir
 from lm_eval_persian_culture.judge import extractor

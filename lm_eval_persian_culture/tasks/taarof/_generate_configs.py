@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lm_eval_persian_culture.tasks._taskgen import HEADER, SIGNED, metadata_lines, metric_list, generate
+from lm_eval_persian_culture.tasks._taskgen import HEADER, SIGNED, generate, metadata_lines, metric_list
 
 HERE = Path(__file__).resolve().parent
 
@@ -29,7 +29,12 @@ GROUPS = {
     "taarof_fa": ["taarof_expected_fa", "taarof_non_taarof_fa"],
     "taarof_nocountry": ["taarof_expected_nocountry", "taarof_non_taarof_nocountry"],
 }
-LOWER_IS_BETTER = {"judge_errors", "gender_gap_abs", "gender_discordant_female", "gender_discordant_male"}  # zero is the goal
+LOWER_IS_BETTER = {
+    "judge_errors",
+    "gender_gap_abs",
+    "gender_discordant_female",
+    "gender_discordant_male",
+}  # zero is the goal
 SIGNED_METRICS = {"gender_gap"}  # female minus male, as in the paper: the sign is the finding
 
 

@@ -10,7 +10,7 @@ for bootstrap stderr).
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from lm_eval_persian_culture.scoring.aggregations import NAN, make_field_aggregations, mean_or_nan, slug
 from lm_eval_persian_culture.scoring.records import decode_record

@@ -19,17 +19,17 @@ the model is refused at task load with a message naming the versions that work
 
 from __future__ import annotations
 
-from lm_eval_persian_culture.errors import PackUserError
-
 import json
 import logging
 import os
 import shutil
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
+from lm_eval_persian_culture.errors import PackUserError
 from lm_eval_persian_culture.tasks.taraz import gte_native
 
 logger = logging.getLogger("lm_eval_persian_culture")
@@ -48,7 +48,7 @@ REMOTE_CODE_MESSAGE = (
     "4.57 and sentence-transformers 5.x:\n"
     "  pip install 'transformers>=4.51,<5' 'sentence-transformers>=5,<6'\n"
     "(in a separate environment if lm-eval needs transformers 5 there), or choose another sentence-"
-    "transformers model with --metadata '{{\"embedding_model\": \"<hub id or local dir>\"}}' or "
+    'transformers model with --metadata \'{{"embedding_model": "<hub id or local dir>"}}\' or '
     "${env}. Offline, the remote code must sit next to the weights (see the TARAZ README)."
 )
 

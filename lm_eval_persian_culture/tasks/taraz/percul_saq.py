@@ -46,7 +46,9 @@ def category_phrase(category: str) -> str:
         return re.sub(r"\s*/\s*", " یا ", text)
     key = text.casefold().replace("_", " ")
     if key not in CATEGORY_PHRASES:
-        raise DataSchemaError(f"PerCul category {category!r} has no Persian question phrase; known: {sorted(CATEGORY_PHRASES)}")
+        raise DataSchemaError(
+            f"PerCul category {category!r} has no Persian question phrase; known: {sorted(CATEGORY_PHRASES)}"
+        )
     return CATEGORY_PHRASES[key]
 
 

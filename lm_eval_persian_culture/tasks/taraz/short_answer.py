@@ -28,8 +28,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Mapping, Sequence
 
 from lm_eval_persian_culture.tasks.taraz import embeddings
 from lm_eval_persian_culture.text.normalize import (
@@ -250,7 +250,9 @@ Valid answers: {answers}
 Does the response semantically match ANY of the valid answers?
 Answer ONLY with 1 if it matches, 0 if it does not."""
 
-_ONE_ZERO = re.compile(r"^\s*(?:<think>.*?</think>)?[\s\"'`*_#>(\[]*(?:answer\s*[:：]\s*)?([01۰۱])(?![\d۰-۹.])", re.S | re.I)
+_ONE_ZERO = re.compile(
+    r"^\s*(?:<think>.*?</think>)?[\s\"'`*_#>(\[]*(?:answer\s*[:：]\s*)?([01۰۱])(?![\d۰-۹.])", re.S | re.I
+)
 
 
 def judge_prompt(qid: str, response: str, answers: Sequence[str]) -> str:

@@ -26,8 +26,8 @@ from lm_eval_persian_culture.data.sources import (
     to_dataset,
 )
 from lm_eval_persian_culture.judge.filter import judge_for, prepare_judge, template_id
-from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
 from lm_eval_persian_culture.lm_eval_stack import running_task_metadata
+from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
 from lm_eval_persian_culture.tasks.taraz import embeddings
 from lm_eval_persian_culture.tasks.taraz import short_answer as sa
 from lm_eval_persian_culture.tasks.taraz.embeddings import prepare_embedding_model
@@ -166,8 +166,7 @@ ISN_SOURCE = SourceFile(
 )
 # The project's template (TARAZ rewrote each norm by hand; its questions are unpublished).
 ISN_DERIVED_PROMPT = (
-    "در {environment} در ایران، چه رفتاری رایج یا مورد انتظار است؟ "
-    "پاسخ خود را کوتاه و بدون هیچ توضیحی ارائه دهید."
+    "در {environment} در ایران، چه رفتاری رایج یا مورد انتظار است؟ پاسخ خود را کوتاه و بدون هیچ توضیحی ارائه دهید."
 )
 
 
