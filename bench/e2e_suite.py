@@ -27,7 +27,8 @@ the tests' fixtures for DivanBench, PerCul and CAC.
     .venv/bin/python bench/e2e_suite.py --limit 10 --max-gen-toks 64
     # GPU: a real-size model with random weights from a published config (a local folder holding
     # config.json and the tokenizer files), the tasks' own token budgets:
-    python bench/e2e_suite.py --model-config /models/Qwen2.5-7B-Instruct --random-weights --device cuda --batch-size auto
+    python bench/e2e_suite.py --model-config /models/Qwen2.5-7B-Instruct --random-weights \\
+        --device cuda --batch-size auto
 """
 
 from __future__ import annotations
@@ -199,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         out = tmp / "out"
         cli = ["lm_eval", "run", "--model", "hf", "--model_args", f"pretrained={model_dir},dtype={dtype}",
                "--device", args.device, "--batch_size", args.batch_size, "--tasks", args.tasks,
-               "--apply_chat_template", "--log_samples", "--output_path", str(out), "--metadata", json.dumps(metadata)]  # fmt: skip
+               "--apply_chat_template", "--log_samples", "--output_path", str(out),
+               "--metadata", json.dumps(metadata)]  # fmt: skip
         if args.limit:
             cli += ["--limit", str(args.limit)]
         if args.max_gen_toks:
@@ -228,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
              "generation", "filters + judge", "scoring", "writing results", "other"]  # fmt: skip
     n_samples = sum(v["effective"] for v in results["n-samples"].values())
     print(f"\n{args.tasks}: {len(results['n-samples'])} tasks, {n_samples} docs (limit {args.limit or 'none'}), "
-          f"{judge_requests} judge requests; bench set-up (model/data/embedder building) {setup_s:.1f} s, not counted")  # fmt: skip
+          f"{judge_requests} judge requests; "
+          f"bench set-up (model/data/embedder building) {setup_s:.1f} s, not counted")  # fmt: skip
     print(f"{'phase':<22} {'seconds':>8} {'share':>7}  pack's?")
     for name in order:
         s = phases.get(name, 0.0)

@@ -348,7 +348,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     print(f"sequential (1 call at a time): {seq_total:8.2f} s  ({label})")
     print(f"pack Judge, fresh cache:       {pack_time:8.2f} s  median of {repeats} "
-          f"({', '.join(f'{x:.2f}' for x in (r['seconds'] for r in runs))}; {median_run['requests']} requests)")  # fmt: skip
+          f"({', '.join(f'{x:.2f}' for x in (r['seconds'] for r in runs))}; "
+          f"{median_run['requests']} requests)")  # fmt: skip
     print(f"pack Judge, cached re-run:     {cached['seconds']:8.3f} s  ({cached['requests']} requests)")
     print(f"speed-up:                      {speedup:8.1f}x")
     print(f"floor ceil({n}/{concurrency})*{args.latency:g}:      {floor:8.2f} s")
@@ -369,7 +370,8 @@ def main(argv: list[str] | None = None) -> int:
               "response parse, cache writes, results)")  # fmt: skip
         print(f"  answers per wave of {concurrency} landed every {statistics.median(gaps) * 1000:.0f} ms (median; "
               f"min {min(gaps) * 1000:.0f}, max {max(gaps) * 1000:.0f}; latency {args.latency * 1000:.0f} ms): "
-              f"{(statistics.median(gaps) - args.latency) * 1000:.1f} ms per wave of client+server overhead")  # fmt: skip
+              f"{(statistics.median(gaps) - args.latency) * 1000:.1f} ms "
+              "per wave of client+server overhead")  # fmt: skip
         print(f"  adaptive limit: {median_run['limit_cuts']} cuts, lowest {median_run['lowest_limit']} "
               f"(it starts at the ceiling, so there is no ramp-up)")  # fmt: skip
     cpu_note = "" if median_run["server_cpu"] is None else f", server process {median_run['server_cpu']:.2f} s"

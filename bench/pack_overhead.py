@@ -180,13 +180,15 @@ def part_a(args, tmp: Path, data_dir: Path, embedder: Path) -> dict:
     total = pack_index + pack_tasks
     print(f"    index (TaskManager, include_defaults=False): pack {pack_index:.3f} s, plain folder {plain_index:.3f} s")
     print(f"    all {len(loaded)} tasks: pack {pack_tasks:.2f} s (mean {pack_tasks / len(loaded) * 1000:.0f} ms/task), "
-          f"plain {plain_tasks:.2f} s ({plain_tasks / len(loaded) * 1000:.0f} ms/task): ratio {pack_tasks / plain_tasks:.2f}x")  # fmt: skip
+          f"plain {plain_tasks:.2f} s ({plain_tasks / len(loaded) * 1000:.0f} ms/task): "
+          f"ratio {pack_tasks / plain_tasks:.2f}x")  # fmt: skip
     print(f"    TARAZ embedding model (sentence-transformers import + tiny BERT), once per process: {embedder_s:.2f} s")
     print(f"    pack index + all tasks: {total:.2f} s without the embedding model, {total + embedder_s:.2f} s with it "
           f"(target < {LOAD_TARGET_S:g} s: {'met' if total < LOAD_TARGET_S else 'NOT met'} without, "
           f"{'met' if total + embedder_s < LOAD_TARGET_S else 'NOT met'} with)")  # fmt: skip
     if rounds["builtin"]:
-        print(f"    lm-eval's own index of its built-in tasks (TaskManager(), hook off): {med('builtin', 'index_s'):.2f} s "
+        print("    lm-eval's own index of its built-in tasks (TaskManager(), hook off): "
+              f"{med('builtin', 'index_s'):.2f} s "
               f"for {rounds['builtin'][0]['n_indexed']} entries (paid by every lm_eval call, pack or not)")  # fmt: skip
     return {"docs": first["docs"]}
 
@@ -329,7 +331,8 @@ def part_b(args, tmp: Path, data_dir: Path, embedder: Path) -> None:
     # as a Jinja template "{{answer}}", which lm-eval compiles again for every doc (~0.4 ms a reply).
     (plain_dir / "plainbench_em.yaml").write_text(PLAIN_YAML.format(name="plainbench_em", data=plain_dir / "one.jsonl",
                                                                     target="answer"))  # fmt: skip
-    (plain_dir / "plainbench_jinja.yaml").write_text(PLAIN_YAML.format(name="plainbench_jinja", data=plain_dir / "one.jsonl",
+    (plain_dir / "plainbench_jinja.yaml").write_text(PLAIN_YAML.format(name="plainbench_jinja",
+                                                                       data=plain_dir / "one.jsonl",
                                                                        target='"{{answer}}"'))  # fmt: skip
     plain_tasks = TaskManager(include_path=str(plain_dir), include_defaults=False).load(
         ["plainbench_em", "plainbench_jinja"]
@@ -364,7 +367,8 @@ def part_b(args, tmp: Path, data_dir: Path, embedder: Path) -> None:
         score(task, docs[:50], replies[:50])
         score(plain, plain_docs[:50], replies[:50])
         score(plain_jinja, plain_docs[:50], replies[:50])
-    print(f"\n(b) scoring {args.replies:,} synthetic replies per task ({args.taraz_replies:,} for TARAZ), {args.repeats} interleaved repetitions "
+    print(f"\n(b) scoring {args.replies:,} synthetic replies per task ({args.taraz_replies:,} for TARAZ), "
+          f"{args.repeats} interleaved repetitions "
           f"({args.taraz_repeats} for TARAZ, the slow one)...", flush=True)  # fmt: skip
     for r in range(max(args.repeats, args.taraz_repeats)):
         for label, _, task, docs, replies, plain_docs in cases:
@@ -385,18 +389,20 @@ def part_b(args, tmp: Path, data_dir: Path, embedder: Path) -> None:
     embeddings._active = str(embedder)
 
     print(f"\n(b) scoring throughput: lm-eval's path (filters + process_results + aggregation), "
-          f"median of {args.repeats} ({args.taraz_repeats} for TARAZ); plain = lm-eval's exact_match on the same replies "
+          f"median of {args.repeats} ({args.taraz_repeats} for TARAZ); "
+          "plain = lm-eval's exact_match on the same replies "
           "(doc_to_target a column; 'jinja': the same as a template, for reference)")  # fmt: skip
     cases_by_label = {c[0]: c for c in cases}
     print(f"    {'task':<20} {'replies':>7} {'pack us/reply':>13} {'plain us/reply':>14} {'jinja':>6} {'ratio':>7}  "
           f"target <= {SCORE_TARGET}x  headline")  # fmt: skip
-    for label, what, task, *_ in cases:
+    for label, _what, _task, *_ in cases:
         n = len(cases_by_label[label][3])
         p = statistics.median(times[label]["pack"]) / n * 1e6
         q = statistics.median(times[label]["plain"]) / n * 1e6
         j = statistics.median(times[label]["jinja"]) / n * 1e6
         headline = next(iter(results[label].items()))
-        print(f"    {label:<20} {n:>7,} {p:>13.1f} {q:>14.1f} {j:>6.0f} {p / q:>6.1f}x  {'met    ' if p / q <= SCORE_TARGET else 'NOT met'}"
+        print(f"    {label:<20} {n:>7,} {p:>13.1f} {q:>14.1f} {j:>6.0f} {p / q:>6.1f}x  "
+              f"{'met    ' if p / q <= SCORE_TARGET else 'NOT met'}"
               f"  {headline[0]}={headline[1]:.3f}")  # fmt: skip
     print("    what each exercises:")
     for label, what, *_ in cases:

@@ -142,7 +142,8 @@ def main(argv: list[str] | None = None) -> None:
         name = "median" if what == "wall" else "mean"  # CPU time comes in clock ticks: average it
         added = stat(h) - stat(b)
         print(f"   {what:4} without hook: {name} {stat(b):7.2f}   with hook: {name} {stat(h):7.2f}   "
-              f"added: {added:+.2f} ms (budget {BUDGET_MS:.0f} ms: {'OK' if added <= BUDGET_MS else 'OVER BUDGET'})")  # fmt: skip
+              f"added: {added:+.2f} ms "
+              f"(budget {BUDGET_MS:.0f} ms: {'OK' if added <= BUDGET_MS else 'OVER BUDGET'})")  # fmt: skip
     added_site = statistics.median(site_hooked) - statistics.median(site_bare)
     print(f"1b. site.main() (where .pth files run), in-process: median without {statistics.median(site_bare):.3f} ms, "
           f"with {statistics.median(site_hooked):.3f} ms, added {added_site:+.3f} ms")  # fmt: skip
@@ -159,7 +160,8 @@ def main(argv: list[str] | None = None) -> None:
         capture_output=True, text=True, env=env, check=True,
     ).stdout.split()  # fmt: skip
     heavy = sorted(m for m in loaded if m.split(".")[0] in HEAVY)
-    print(f"\n3. modules at startup: {len(loaded)}; lm_eval / pack / torch / transformers / datasets / numpy among them: "
+    print(f"\n3. modules at startup: {len(loaded)}; "
+          "lm_eval / pack / torch / transformers / datasets / numpy among them: "
           f"{heavy or 'none'}")  # fmt: skip
 
     code = (

@@ -81,7 +81,8 @@ def embedding_throughput(texts: list[str], device: str, model_dir: str | None, r
                 unique = list(dict.fromkeys(unique))
         unique = list(dict.fromkeys(unique))[: len(texts)]
         label = "tiny offline BERT (1 layer, hidden 32)" if model_dir is None else name
-        print(f"taraz embeddings: {len(unique)} distinct replies (mean {sum(map(len, unique)) / len(unique):.0f} chars), "
+        print(f"taraz embeddings: {len(unique)} distinct replies "
+              f"(mean {sum(map(len, unique)) / len(unique):.0f} chars), "
               f"{label}, batch {os.environ.get(embeddings.EMBEDDING_BATCH_ENV, '64')}, best of {repeats}; "
               f"model load {load_s:.1f} s (incl. the sentence-transformers import)")  # fmt: skip
         # On CPU, torch's default (one thread per core) vs one thread: on a machine other jobs load,
@@ -100,7 +101,8 @@ def embedding_throughput(texts: list[str], device: str, model_dir: str | None, r
             assert len(vectors) == len(unique)
             where = torch.cuda.get_device_name(0) if device == "cuda" else f"cpu, {threads} torch thread(s)"
             print(
-                f"  on {where}: {best:.2f} s -> {len(unique) / best:,.0f} sentences/s (load average {os.getloadavg()[0]:.1f})"
+                f"  on {where}: {best:.2f} s -> {len(unique) / best:,.0f} sentences/s "
+                f"(load average {os.getloadavg()[0]:.1f})"
             )
         torch.set_num_threads(default_threads)
 

@@ -57,7 +57,8 @@ def runs(tmp_path):
     cb = ["yes", "no", "no", "no", "yes", "no"]
     write_samples(tmp_path / "A" / "model", "taarof_combined", [(doc(i, k, "x"), v) for i, (k, v) in enumerate(ca)])
     write_samples(tmp_path / "B" / "model", "taarof_combined",
-                  [({**doc(i, k, "y"), "judge_reply_format": "json"}, v) for i, ((k, _), v) in enumerate(zip(ca, cb))])  # fmt: skip
+                  [({**doc(i, k, "y"), "judge_reply_format": "json"}, v)
+                   for i, ((k, _), v) in enumerate(zip(ca, cb))])  # fmt: skip
     return tmp_path / "A", tmp_path / "B"
 
 
@@ -92,7 +93,7 @@ def test_cli_prints_and_writes_json(runs, tmp_path):
     proc = subprocess.run([str(BIN / "lm-eval-persian"), "agreement", str(runs[0]), str(runs[1]), "--json", str(out)],
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    line = next(l for l in proc.stdout.splitlines() if l.startswith("taarof_expected") and " all " in l)
+    line = next(row for row in proc.stdout.splitlines() if row.startswith("taarof_expected") and " all " in row)
     assert line.split()[2:5] == ["10", "0.700", "0.400"]
     data = json.loads(out.read_text())
     assert data["taarof_combined"]["all"]["kappa"] == pytest.approx(2 / 3)

@@ -54,7 +54,7 @@ def test_report_entry_names_its_own_tasks(name):
     assert bench.name == name and bench.title
     owned = {task for task, owner in task_owners().items() if owner == name}
     assert owned, f"tasks/{name}/ defines no task YAML"
-    for column, task, metric in bench.leaderboard:
+    for column, task, _metric in bench.leaderboard:
         assert task in owned, f"tasks/{name}/benchmark.py: leaderboard column {column!r} names {task!r}, not its task"
     for task in bench.conditions:
         assert task in owned, f"tasks/{name}/benchmark.py: condition of {task!r}, not its task"

@@ -197,7 +197,8 @@ def test_wrapper_with_the_same_include_path_indexes_once(tmp_path):
         PERSIAN_CULTURE_JUDGE_MODEL="none",
     )
     assert out.returncode == 0, out.stdout + out.stderr
-    calls = [json.loads(line[len("INDEX ") :].replace("'", '"')) for line in out.stderr.splitlines() if line.startswith("INDEX ")]  # fmt: skip
+    calls = [json.loads(line[len("INDEX ") :].replace("'", '"'))
+             for line in out.stderr.splitlines() if line.startswith("INDEX ")]  # fmt: skip
     # two indexes: the check that only pack tasks are asked for, then validate's own; in each the
     # pack once, and lm-eval's built-in folder in neither (taarof_expected is the pack's)
     import lm_eval.tasks
@@ -273,7 +274,8 @@ def test_plain_lm_eval_runs_the_users_command_on_the_tiny_model(shared_data, tin
     assert r["taarof_expected"]["judge_errors,judge"] == 1
     assert "invalid_rate,extract" in r["divan_binary"]
     assert results["n-samples"]["divan_binary"]["effective"] == 4
-    samples = [json.loads(line) for p in out.rglob("samples_divan_binary_*.jsonl") for line in p.read_text().splitlines()]  # fmt: skip
+    samples = [json.loads(line) for p in out.rglob("samples_divan_binary_*.jsonl")
+               for line in p.read_text().splitlines()]  # fmt: skip
     assert len(samples) == 4 and all(s["doc"]["provenance"].startswith("local:") for s in samples)
 
 

@@ -161,7 +161,8 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 def test_limit_zero_is_one_message_before_the_model_loads(shared_data):
     proc = cli("run", "--model", "hf", "--model_args", f"pretrained={NO_MODEL}", "--tasks", "taarof_non_taarof",
-               "--limit", "0", "--metadata", json.dumps({"data_dir": str(shared_data), "judge_model": "none"}))  # fmt: skip
+               "--limit", "0",
+               "--metadata", json.dumps({"data_dir": str(shared_data), "judge_model": "none"}))  # fmt: skip
     assert proc.returncode == 2, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
@@ -192,9 +193,9 @@ def test_a_group_beside_its_member_is_found_before_the_model_loads(shared_data):
         return
     assert proc.returncode == 2, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
-    assert last_line(proc.stderr) == ("  1. task: taarof_expected is named twice, by taarof and by taarof_expected: this "
-                                      "lm-eval refuses that once the model has loaded. Name the group or its members, "
-                                      "not both.")  # fmt: skip
+    assert last_line(proc.stderr) == ("  1. task: taarof_expected is named twice, by taarof and by taarof_expected: "
+                                      "this lm-eval refuses that once the model has loaded. "
+                                      "Name the group or its members, not both.")  # fmt: skip
 
 
 def test_pack_aggregations_get_no_bootstrap_and_lm_evals_own_keep_theirs():

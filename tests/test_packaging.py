@@ -54,7 +54,8 @@ def test_wheel_carries_the_startup_hook_at_the_top_of_site_packages(wheel):
 
 def test_editable_install_carries_the_hook_too(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-c", "import sys; from hatchling.build import build_editable; print(build_editable(sys.argv[1]))",
+        [sys.executable, "-c",
+         "import sys; from hatchling.build import build_editable; print(build_editable(sys.argv[1]))",
          str(tmp_path)],
         capture_output=True, text=True, cwd=REPO, timeout=300,
     )  # fmt: skip

@@ -163,7 +163,8 @@ def test_judge_config_error_and_missing_data_in_one_message(tmp_path):
     )
     assert lines[2] == (
         f"  2. data [taarof_non_taarof]: {tmp_path}/taarof/non-taarof.jsonl: not found. The data dir {tmp_path} "
-        "must hold taarof/non-taarof.jsonl (<data_dir>/<benchmark>/<file>, see the README's Data table); unset data_dir/PERSIAN_CULTURE_DATA_DIR to "
+        "must hold taarof/non-taarof.jsonl (<data_dir>/<benchmark>/<file>, see the README's Data table); "
+        "unset data_dir/PERSIAN_CULTURE_DATA_DIR to "
         "read the online release instead."
     )
 
@@ -385,7 +386,7 @@ def test_judge_dying_midway_keeps_generations_and_rejudge_restores_the_scores(sh
     [failure] = partial["judge_failures"]
     assert failure["task"] == "taarof_expected" and failure["no_verdict"] == 2 and failure["items"] == 4
     samples = [
-        json.loads(l) for l in _latest(tmp_path / "B", "samples_taarof_expected_*.jsonl").read_text().splitlines()
+        json.loads(line) for line in _latest(tmp_path / "B", "samples_taarof_expected_*.jsonl").read_text().splitlines()
     ]
     assert [s["doc_id"] for s in samples] == [0, 1, 2, 3]
     assert all(s["resps"][0][0] == json.loads(s["filtered_resps"][0])["response"] for s in samples)
@@ -403,7 +404,7 @@ def test_judge_dying_midway_keeps_generations_and_rejudge_restores_the_scores(sh
     assert "judge_failures" not in rejudged
     assert rejudged["rejudge"]["judge"]["base_url"] == server.base_url
     new_samples = [
-        json.loads(l) for l in _latest(tmp_path / "B", "samples_taarof_expected_*.jsonl").read_text().splitlines()
+        json.loads(line) for line in _latest(tmp_path / "B", "samples_taarof_expected_*.jsonl").read_text().splitlines()
     ]
     assert [s["resps"] for s in new_samples] == [s["resps"] for s in samples]
     assert [s["arguments"] for s in new_samples] == [s["arguments"] for s in samples]
@@ -451,7 +452,8 @@ def test_rejudge_loads_whole_groups_when_all_their_tasks_are_judged():
 
 
 def test_install_is_cheap_enough_for_a_startup_hook():
-    """install_preflight() may run when lm_eval is imported: it must not import the judge, torch or lm-eval's evaluator."""
+    """install_preflight() may run when lm_eval is imported: it must not import the judge, torch or lm-eval's
+    evaluator."""
     code = (
         "import sys, lm_eval_persian_culture.harness.patches as p; p.install_preflight(); p.install_preflight(); "
         "heavy = [m for m in ('openai', 'torch', 'lm_eval', 'lm_eval.evaluator', 'transformers') if m in sys.modules]; "

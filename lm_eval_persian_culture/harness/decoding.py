@@ -92,7 +92,7 @@ def apply_decoding_option(argv: list[str]) -> list[str]:
     parser.add_argument("--model_args", "-a", nargs="+", action=MergeDictAction, default=None)
     known, _ = parser.parse_known_args(argv)
     rest, skip = [], False
-    for i, arg in enumerate(argv):  # drop --decoding and its value; lm-eval does not know it
+    for _i, arg in enumerate(argv):  # drop --decoding and its value; lm-eval does not know it
         if skip:
             skip = False
             continue

@@ -467,5 +467,6 @@ def validate(args) -> None:
 
 __all__ = [
     "PreflightError", "PreflightReport", "Problem", "check_judge", "check_served_tokenizer", "check_task_data",
-    "check_tasks", "duplicate_problem", "format_problems", "limit_problem", "run_preflight", "summarize_groups", "validate",
+    "check_tasks", "duplicate_problem", "format_problems", "limit_problem", "run_preflight", "summarize_groups",
+    "validate",
 ]  # fmt: skip

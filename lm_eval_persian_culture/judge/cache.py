@@ -2,10 +2,11 @@
 
 One sqlite file per cache folder (WAL mode: concurrent readers, and several processes may share
 it; on a network filesystem, where WAL is unsafe, the rollback journal). It also records which judge
-batches a launch's judging process has finished, for the processes waiting on them (``launch.py``). The key hashes the judge fingerprint, the prompt template id and the prompt, so a different
-judge model (with the local model's revision), server, temperature, max_tokens, system prompt or
-template is a miss. Only the judge's raw answer, token counts and the model name the server reported
-are stored; never credentials (the fingerprint's URL is already redacted).
+batches a launch's judging process has finished, for the processes waiting on them (``launch.py``).
+The key hashes the judge fingerprint, the prompt template id and the prompt, so a different judge
+model (with the local model's revision), server, temperature, max_tokens, system prompt or template
+is a miss. Only the judge's raw answer, token counts and the model name the server reported are
+stored; never credentials (the fingerprint's URL is already redacted).
 """
 
 from __future__ import annotations

@@ -92,7 +92,8 @@ class JudgeUsage:
         cost_text = "cost unknown (no list price)" if cost is None else f"~${cost:.4f} at list prices"
         return (
             f"judge {self.model}: {self.items} items, {self.requests_sent} requests "
-            f"({self.reasks} re-asked), {self.cache_hits} cache hits, {self.errors} errors, {self.unparseable} unparseable, "
+            f"({self.reasks} re-asked), {self.cache_hits} cache hits, {self.errors} errors, "
+            f"{self.unparseable} unparseable, "
             f"{self.retries} HTTP retries ({self.timeouts} timeouts), "
             f"{self.prompt_tokens} prompt + {self.completion_tokens} completion tokens, {cost_text}"
         )
@@ -253,20 +254,22 @@ class Judge:
                 for round_ in range(reasks_allowed + 1):
                     reask: dict[str, CachedAnswer] = {}
 
+                    # B023: answer_many() calls on_answer only before it returns, within this round, so
+                    # the round's pending, round_ and reask are the ones it reads (no late binding).
                     def on_answer(index: int, answer: CachedAnswer | None, error: str | None) -> None:
-                        key = pending[index]
+                        key = pending[index]  # noqa: B023 (called within this round)
                         self.usage.requests_sent += 1
                         if answer is not None:
                             # paid for, whatever it says
                             self.usage.prompt_tokens += answer.prompt_tokens
                             self.usage.completion_tokens += answer.completion_tokens
                             readable = self.parser(answer.raw) is not None
-                            if round_ == 0:
+                            if round_ == 0:  # noqa: B023
                                 first_round.count(answer.raw, readable)
                             if deterministic or readable:
                                 self._cache.put(key, template_id=template_id, fingerprint=fingerprint, answer=answer)
-                            elif round_ < reasks_allowed:
-                                reask[key] = answer  # not settled yet
+                            elif round_ < reasks_allowed:  # noqa: B023
+                                reask[key] = answer  # noqa: B023 (not settled yet)
                                 return
                         answers[key] = (answer, error, False)
                         bar.update()

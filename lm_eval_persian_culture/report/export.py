@@ -7,9 +7,10 @@
   (``{"config": {"model_dtype", "model_name", "model_sha"}, "results": {task: {metric: value}}}``) and the
   eval-request file the template's backend expects beside it (``status: FINISHED``).
 
-The columns come from each benchmark folder's ``benchmark.py`` (``leaderboard``): (column, task, metric); a model whose runs
-lack a task leaves its column empty, never 0, with a warning when its runs hold another task of that benchmark
-(``taarof_expected`` is 311 of TaarofBench's 450 scenarios, not the ``taarof`` column's number).
+The columns come from each benchmark folder's ``benchmark.py`` (``leaderboard``): (column, task, metric); a
+model whose runs lack a task leaves its column empty, never 0, with a warning when its runs hold another task
+of that benchmark (``taarof_expected`` is 311 of TaarofBench's 450 scenarios, not the ``taarof`` column's
+number).
 
 A leaderboard row must not rest on a subset silently: a score from a run cut by ``--limit`` (fewer docs
 scored than the task has) is refused, unless ``allow_subset`` is given; then the row says so in its

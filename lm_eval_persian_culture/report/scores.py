@@ -200,7 +200,7 @@ def breakdown_scores(run: Run, task: str) -> list[Score]:
     """Per-category / per-topic accuracies with Wilson intervals where the samples give n."""
     out = []
     samples = run.samples(task)
-    for metric, (filt, value) in task_metrics(run, task).items():
+    for metric, (_filt, value) in task_metrics(run, task).items():
         if not is_breakdown(task, metric):
             continue
         s = Score(run, task, metric, value)

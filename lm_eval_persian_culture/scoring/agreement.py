@@ -210,7 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("run_a")
     parser.add_argument("run_b")
     parser.add_argument("--type_field", action="append", default=None,
-                        help=f"doc field that holds the item type (default: first of {list(DEFAULT_TYPE_FIELDS)})")  # fmt: skip
+                        help="doc field that holds the item type "
+                             f"(default: first of {list(DEFAULT_TYPE_FIELDS)})")  # fmt: skip
     parser.add_argument("--json", dest="json_out", default=None, help="also write the report as JSON here")
     args = parser.parse_args(argv)
     type_fields = tuple(args.type_field) if args.type_field else DEFAULT_TYPE_FIELDS

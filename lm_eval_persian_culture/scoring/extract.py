@@ -120,7 +120,8 @@ def _prepare(reply: str | None) -> str:
 
 # Words that end a clause for the purpose of negation checks.
 _CLAUSE_END = re.compile(
-    r"[.،,;؛:!?؟\n(—–]|\s-\s|(?<!\w)(?:because|since|as|which|that|but|while|whereas|زیرا|چون|چرا که|اما|ولی|بلکه|که|در حالی که)(?!\w)",
+    r"[.،,;؛:!?؟\n(—–]|\s-\s|"
+    r"(?<!\w)(?:because|since|as|which|that|but|while|whereas|زیرا|چون|چرا که|اما|ولی|بلکه|که|در حالی که)(?!\w)",
     re.I,
 )
 # English negation right after a label: "A is not ...", "A isn't", "(A) is wrong".
@@ -151,7 +152,10 @@ def _negated_after(text: str, end: int) -> bool:
 # answer is the option's 0-based index; a label space says which labels a question accepts (digits
 # 1..count, and the letters A-D / الف ب ج د where options are lettered). The public readers
 # (extract_choice, read_pick) only turn the index into the benchmark's spelling.
-LETTER_INDEX = {**{letter: i for i, letter in enumerate(LETTERS)}, **{fa: LETTERS.index(en) for fa, en in PERSIAN_LETTERS.items()}}  # fmt: skip
+LETTER_INDEX = {
+    **{letter: i for i, letter in enumerate(LETTERS)},
+    **{fa: LETTERS.index(en) for fa, en in PERSIAN_LETTERS.items()},
+}
 _ORDINAL_INDEX = {word: LETTERS.index(letter) for word, letter in _ORDINALS.items()}
 _ORDINAL_INDEX.update({"پنجم": 4, "پنج": 4, "پنجمین": 4, "پنجمی": 4, "fifth": 4, "five": 4})
 _EN_ORDINALS = (*_EN_ORDINALS, "fifth")
@@ -185,7 +189,7 @@ class _Space:
               | (?P<digit>{digit})(?:ه(?!\w))?(?!\w|[.,]\d)                   # 2, ۴ه (not "2.5")
               | (?P<ordnum>{digit})(?:st|nd|rd|th)(?!\w)                     # 4th (after a cue)
               | (?P<ordinal>[^\W\d_]+)                                       # سوم / third
-            )""",
+            )""",  # noqa: E501 (a verbose pattern, kept byte-identical)
             re.X,
         )
         # Label mentions outside answer statements; they need label formatting.
@@ -196,7 +200,7 @@ class _Space:
               | «\s*(?P<s>{up}|{fa})\s*»                                         # «ب»
               | (?<!\w){_OPTION_WORD}\s*\#?\s*(?P<t>{up}|{fa}|{digit}|[^\W\d_]+)(?!\w|[.,]\d)  # option B / گزینه ۲ / response 3
               | (?<!\w)(?P<u>first|second|third|fourth|fifth|اولین|نخستین|دومین|سومین|چهارمین|پنجمین)\s+(?:option|choice|response|گزینه)(?!\w)
-            """,
+            """,  # noqa: E501 (a verbose pattern, kept byte-identical)
             re.X | re.M | re.I,
         )
         word = r"(?:(?:option|choice|response|reply|number|no\.|گزینه\s*(?:ی)?|شماره)\s*\#?|\#)"
@@ -247,7 +251,7 @@ _EXPLAINS = re.compile(
     r"""\s*[,،]?\s*(?:is|was|would|seems|because|since|as|given|due|which|fits|works|best|here|for\s+(?:this|the)
       | not|rather\s+than|instead\s+of|and\s+not
       | است|هست|هستش|بود|باشد|باشه|می\s+باشد|میشه|می\s+شه|می\s+شود|زیرا|چون|چرا\s+که|که|درست|صحیح|را|بنابراین|به\s+دلیل|به\s+خاطر
-      | مناسب|مناسبه|مناسب\s*تر(?:ه|ین)?|بهتر|بهتره|بهترین|و\s+نه|نه|دیگه)(?!\w)""",
+      | مناسب|مناسبه|مناسب\s*تر(?:ه|ین)?|بهتر|بهتره|بهترین|و\s+نه|نه|دیگه)(?!\w)""",  # noqa: E501 (verbose pattern)
     re.X | re.I,
 )
 _DIGIT_WORD_AFTER = re.compile(r"\s*[^\W\d_]")
@@ -274,7 +278,7 @@ _CHOICE_CUES = re.compile(
       | به\s+نظر\s+(?:می\s*رسد|می\s*رسه|میاد|می\s*آید)
       | (?:so|thus|hence|therefore|overall|ultimately|finally|in\s+conclusion)(?=\s*[,:]?\s*(?:(?:response|option|choice|number)\s*\#?\s*[1-9A-D]|\#|[1-9](?!\w)|\(?[A-D]\)))
       | (?:the\s+)?best(?=\s+(?:is|would\s+be|here\s+is)(?!\w))
-    )(?!\w)""",
+    )(?!\w)""",  # noqa: E501 (a verbose pattern, kept byte-identical)
     re.X | re.I,
 )
 # "not A but C", "الف نیست، بلکه ج": a correction cue counts only right after a negation.
@@ -300,7 +304,9 @@ _HEDGE_JOIN = re.compile(
     re.I,
 )
 # Labels coordinated with a mention share its verdict ("responses 1 and 2 are too insistent").
-_COORDINATED = re.compile(rf"(?:\s*(?:,|،|and|or|&|و|یا)\s*(?:{_OPTION_WORD}\s*)?(?:[1-9]|[A-D]|الف|ب|ج|د)(?!\w))+", re.I)  # fmt: skip
+_COORDINATED = re.compile(
+    rf"(?:\s*(?:,|،|and|or|&|و|یا)\s*(?:{_OPTION_WORD}\s*)?(?:[1-9]|[A-D]|الف|ب|ج|د)(?!\w))+", re.I
+)
 # A rejection right before a mention: "unlike 1", "rather than option 2", «برخلاف گزینه ۱».
 _REJECTED_BEFORE = re.compile(
     r"""(?:(?<!\w)(?:not|unlike|rather\s+than|instead\s+of|except|over|than|نه|برخلاف|بر\s+خلاف|به\s+جای|بجای|جز)\s*["'«‘“]?\s*(?:the\s+)?)$""",
@@ -320,7 +326,7 @@ _ASSERTED = re.compile(
       | (?:از\s+همه\s+)?(?:مناسب\s*تر|بهتر)(?:ه|ین\s+است|\s+است)?(?=\s*[.!،,;؛]|\s*$)
       | (?:بهتره|مناسبه|درسته)(?!\w)
       | را\s+(?:انتخاب|بر\s*می\s*گزینم)
-    )""",
+    )""",  # noqa: E501 (a verbose pattern, kept byte-identical)
     re.X | re.I,
 )
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?؟;؛])\s+|\n+")
@@ -352,7 +358,10 @@ _LIST_LINE = re.compile(r"^\s*[-•*]?\s*[(\[]?\s*(?:[1-9]|[A-D]|الف|ب|ج|د
 # Ordinals that name an option right after an answer cue ("the answer is the third", «پاسخ چهارم»);
 # bare number words ("one", «یک») only after an option word ("option one").
 _TRUE_ORDINALS = frozenset(
-    "first second third fourth fifth اول دوم سوم چهارم پنجم اولی دومی سومی چهارمی پنجمی اولین دومین سومین چهارمین پنجمین".split()
+    (
+        "first second third fourth fifth اول دوم سوم چهارم پنجم "
+        "اولی دومی سومی چهارمی پنجمی اولین دومین سومین چهارمین پنجمین"
+    ).split()
 )
 
 
@@ -739,7 +748,9 @@ def _choice_after_cue(
         filler = _CHOICE_FILLER.match(text, pos)
         if not filler:
             return None
-        after_option_word = after_option_word or filler.group(0).lower() in ("option", "choice", "response", "reply", "گزینه", "number", "شماره")  # fmt: skip
+        after_option_word = after_option_word or (
+            filler.group(0).lower() in ("option", "choice", "response", "reply", "گزینه", "number", "شماره")
+        )
         pos = filler.end()
     return None
 
@@ -750,7 +761,11 @@ _UNSURE = re.compile(
     r"|(?:hard|difficult|impossible)\s+to\s+(?:say|tell)|(?:سخت|دشوار)\s+است\s+(?:بگویم|گفت)|نمی\s*شود\s+گفت)",
     re.I,
 )
-_EQUALLY = re.compile(r"(?<!\w)(?:just\s+as\s+well|equally\s+(?:well|good|valid|fine|appropriate|likely|plausible)|به\s+همان\s+اندازه|به\s+یک\s+اندازه)(?!\w)", re.I)  # fmt: skip
+_EQUALLY = re.compile(
+    r"(?<!\w)(?:just\s+as\s+well|equally\s+(?:well|good|valid|fine|appropriate|likely|plausible)"
+    r"|به\s+همان\s+اندازه|به\s+یک\s+اندازه)(?!\w)",
+    re.I,
+)
 _ECHOED_QUESTION = re.compile(r"^\s*(?:question|پرسش|سوال|سؤال)\s*[:：][^\n]*\?[ \t]*$", re.I | re.M)
 _NEXT_QUESTION = re.compile(r"\n\s*(?:question|پرسش|سوال|سؤال)\s*\d*\s*[:：]", re.I)
 _REFUSAL = re.compile(
@@ -855,7 +870,11 @@ def _answer_line(sentence: str, options: _OptionMatcher, *, lead: bool = False, 
                 return value
             if word in _EN_ORDINALS and re.search(r"(?i)\b(?:option|choice|response|one)\b", s):
                 return value
-            if word in _EN_NUMBER_WORDS and s.strip(" \t.!*").lower() == word or re.match(rf"(?i)^\W*(?:option|choice|response)\s+{word}\W*$", s):  # fmt: skip
+            if (
+                word in _EN_NUMBER_WORDS
+                and s.strip(" \t.!*").lower() == word
+                or re.match(rf"(?i)^\W*(?:option|choice|response)\s+{word}\W*$", s)
+            ):
                 return value
     return options.whole(s)
 
@@ -1105,9 +1124,27 @@ def read_option(
     for m in re.finditer(rf"(?<![\w.]){space.body}(?!\w|[.,]\d)", text):
         if _ASSERTED.match(text, m.end()):
             value = space.value(m.group(0), ordinal_ok=False)
-            if value is not None and not _negated_after(text, m.end()) and not _REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()]):  # fmt: skip
-                statements.append((m.start(), value, False, _hedged_after(text, m.end(), value, matcher) or bool(
-                    re.search(r"(?:either|between|both|یا)\s*(?:\S+\s+){0,2}$", text[max(0, m.start() - 25) : m.start()], re.I)), m.end()))  # fmt: skip
+            if (
+                value is not None
+                and not _negated_after(text, m.end())
+                and not _REJECTED_BEFORE.search(text[max(0, m.start() - 25) : m.start()])
+            ):
+                statements.append(
+                    (
+                        m.start(),
+                        value,
+                        False,
+                        _hedged_after(text, m.end(), value, matcher)
+                        or bool(
+                            re.search(
+                                r"(?:either|between|both|یا)\s*(?:\S+\s+){0,2}$",
+                                text[max(0, m.start() - 25) : m.start()],
+                                re.I,
+                            )
+                        ),
+                        m.end(),
+                    )
+                )
 
     alternatives = _alternatives(text, matcher)
     verdicts = _verdict_list(text, space)
@@ -1236,7 +1273,10 @@ _ECHOED_INSTRUCTION = re.compile(
 _ADJ_END = r"(?=\s*(?:[.!،,;؛:)\]»\"'\n—–]|$))"  # a verdict adjective must end its phrase
 # English "no" is a verdict before punctuation or a pronoun ("No, they ...", "No they did not"),
 # a determiner before a noun ("No one stood up", "No further explanation", "No Iranian would").
-_NO_AS_VERDICT = r"(?=\s*(?:[.,!;:)\]»\"'\n—–\-]|$)|\s+(?:they|it|this|that|he|she|i|we|you|not|the\s+(?:answer|behaviou?r|statement))(?!\w))"  # fmt: skip
+_NO_AS_VERDICT = (
+    r"(?=\s*(?:[.,!;:)\]»\"'\n—–\-]|$)"
+    r"|\s+(?:they|it|this|that|he|she|i|we|you|not|the\s+(?:answer|behaviou?r|statement))(?!\w))"
+)
 _YN_AT = re.compile(
     rf"""[(\["'«‘]?\s*(?:
         (?P<no_adj>(?:درست|صحیح)\s+نیست|نادرست|غلط|اشتباه|منفی|incorrect|false|wrong|not\s+correct|not\s+true)
@@ -1247,7 +1287,7 @@ _YN_AT = re.compile(
       | (?P<yes>yes|yeah|yep|yup|بله|بلی|آره|آری)(?!\w)
       | (?P<yes_did>(?:of\s+course|certainly|definitely|absolutely|sure)\s+(?:he|she|they|it|you|we)\s+(?:did|does|do|is|was|were|should|would|will)(?!\s*n['’]t|\s+not)(?!\w))
       | (?P<no>(?:no|nope|nah){_NO_AS_VERDICT}|(?:خیر|نخیر|نچ)(?!\w)|نه(?!\w)(?!\s+(?:تنها|فقط)(?!\w)))
-    )""",
+    )""",  # noqa: E501 (a verbose pattern, kept byte-identical)
     re.X | re.I,
 )
 _YN_BOTH = re.compile(r"\s*[,،]?\s*(?:and|or|/|&|و|یا)\s*(?:yes|no|بله|خیر|نه|آره)(?!\w)", re.I)
@@ -1263,7 +1303,7 @@ _YN_CUES = re.compile(
       | i(?:\s+would|'d|’d)?\s+lean(?:ing)?\s+(?:towards?|to) | it['’]s\s+an? | that['’]s\s+an?
       | (?:but\s+)?(?:by|according\s+to|from\s+the\s+(?:point\s+of\s+view|perspective)\s+of|in\s+terms\s+of)\s+(?:persian\s+|iranian\s+)?(?:tradition|custom|etiquette|culture)s?
       | (?:ولی\s+|اما\s+)?(?:از\s+نظر|طبق|بر\s+اساس|مطابق|با\s+توجه\s+به)\s+(?:رسوم|رسم|سنت|آداب|فرهنگ|عرف)(?:\s+(?:ایرانی|ایران))?
-    )(?!\w)""",
+    )(?!\w)""",  # noqa: E501 (a verbose pattern, kept byte-identical)
     re.X | re.I,
 )
 _YN_FILLER = re.compile(
@@ -1378,18 +1418,28 @@ _EN_EVALUATION = re.compile(
 _FA_SUBJECT = (
     r"(?:(?:این|آن|چنین|همین)\s+(?:کار|رفتار|عمل|اقدام)(?:ی)?|(?:رفتار|کار|عمل)\s*(?:آن\s+ها|آنها|ایشان|او|شان)|این)"
 )
-_FA_POSITIVE = r"درست|صحیح|مناسب|پسندیده|شایسته|مودبانه|محترمانه|سازگار|منطبق|هماهنگ|قابل\s+قبول|بجا|به\s+جا|نشانه\s+(?:احترام|ادب)"
+_FA_POSITIVE = (
+    r"درست|صحیح|مناسب|پسندیده|شایسته|مودبانه|محترمانه|سازگار|منطبق|هماهنگ|قابل\s+قبول|بجا|به\s+جا"
+    r"|نشانه\s+(?:احترام|ادب)"
+)
 _FA_NEGATIVE = (
     r"نادرست|غلط|اشتباه|نامناسب|ناپسند|ناشایست|زشت|بی\s+ادبی|بی\s+ادبانه|بی\s+احترامی|توهین\s+آمیز|توهین|ناسازگار"
 )
-_FA_COPULA = r"(?:\s(?P<neg_cop>نیست|نیستند|نبود|نبودند|نبوده|نمی\s+باشد)|\s(?:است|هست|هستند|بود|بودند|بوده|می\s+باشد)|(?<=ا)ست)(?!\w)"
+_FA_COPULA = (
+    r"(?:\s(?P<neg_cop>نیست|نیستند|نبود|نبودند|نبوده|نمی\s+باشد)"
+    r"|\s(?:است|هست|هستند|بود|بودند|بوده|می\s+باشد)|(?<=ا)ست)(?!\w)"
+)
 _FA_EVALUATION = re.compile(
     rf"(?<!\w)(?:(?P<subject>{_FA_SUBJECT})[^.!?؟\n،,؛]{{0,40}}?\s)?(?:(?P<pos>{_FA_POSITIVE})|(?P<neg>{_FA_NEGATIVE}))(?!\w)"
     rf"[^.!?؟\n،,؛]{{0,30}}?{_FA_COPULA}(?!\s+که)"
 )
 # Strong words need no subject ("بلند نشدن جلوی بزرگ‌تر بی‌ادبی است"); mild ones need one.
 _FA_STRONG = re.compile(r"^(?:ناپسند|زشت|بی\s+ادبی|بی\s+ادبانه|بی\s+احترامی|توهین\s+آمیز|توهین)$")
-_CONCESSIVE = re.compile(r"(?<!\w)(?:although|though|even\s+though|while|whereas|despite|اگرچه|اگر\s+چه|هرچند|هر\s+چند|گرچه|با\s+اینکه|با\s+وجود\s+اینکه)(?!\w)", re.I)  # fmt: skip
+_CONCESSIVE = re.compile(
+    r"(?<!\w)(?:although|though|even\s+though|while|whereas|despite"
+    r"|اگرچه|اگر\s+چه|هرچند|هر\s+چند|گرچه|با\s+اینکه|با\s+وجود\s+اینکه)(?!\w)",
+    re.I,
+)
 _CONTRAST = re.compile(r"(?<!\w)(?:but|however|yet|اما|ولی|لیکن)(?!\w)", re.I)
 
 
@@ -1459,9 +1509,8 @@ def _conceded(text: str, pos: int) -> bool:
     """A phrase inside a concessive clause ("Although it is polite, ...") is not the verdict."""
     start = max(text.rfind(c, 0, pos) for c in ".!?؟\n;؛") + 1
     before = text[start:pos]
-    concession = None
-    for concession in _CONCESSIVE.finditer(before):
-        pass
+    concessions = list(_CONCESSIVE.finditer(before))
+    concession = concessions[-1] if concessions else None  # the last one
     return concession is not None and not _CONTRAST.search(before, concession.end())
 
 

@@ -61,7 +61,8 @@ def test_docs_carry_the_ranges_computed_from_the_picks():
 def test_population_sigma_setting_changes_only_the_cell_it_should():
     docs = utils.build_docs(utils.COUNTRIES, utils.ANNOTATIONS, {"data_dir": str(FIXTURES), "cac_sigma": "population"})
     changed = [(d["conversation_id"], d["country"]) for d in docs
-               if (d["accepted_first"], d["accepted_last"]) != ACCEPTED[d["conversation_id"]][d["country"]]]  # fmt: skip
+               if (d["accepted_first"], d["accepted_last"])
+               != ACCEPTED[d["conversation_id"]][d["country"]]]  # fmt: skip
     assert changed == [("c3", "china")]  # {1,2,5}: 2..4 with the population sigma
     with pytest.raises(ValueError, match="cac_sigma='std'"):
         utils.build_docs(utils.COUNTRIES, utils.ANNOTATIONS, {"data_dir": str(FIXTURES), "cac_sigma": "std"})

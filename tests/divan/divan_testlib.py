@@ -46,7 +46,8 @@ FA_DIGIT = {"A": "۱", "B": "۲", "C": "۳", "D": "۴"}
 MCQ_STYLES = [
     lambda L, text: f"پاسخ: {FA_LETTER[L]}",
     lambda L, text: (
-        f"Let me think step by step about the custom. Option A and option B are common guesses.\nTherefore, the correct option is ({L})."
+        "Let me think step by step about the custom. Option A and option B are common guesses.\n"
+        f"Therefore, the correct option is ({L})."
     ),  # fmt: skip
     lambda L, text: f"با توجه به باورهای سنتی ایرانی، گزینهٔ {FA_DIGIT[L]} درست است.",
     lambda L, text: f"**Answer:** {L}) {text}",

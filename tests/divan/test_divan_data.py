@@ -249,7 +249,8 @@ def test_hub_layout_that_does_not_fit_lists_the_columns_found(monkeypatch):
 
 def test_hub_layout_as_guessed_is_mapped(monkeypatch):
     hub_rows = [{"id": r["id"], "question": r["question"], "A": r["option_a"], "B": r["option_b"],
-                 "C": r["option_c"], "D": r["option_d"], "answer": r["answer"]} for r in _rows("factual.jsonl")]  # fmt: skip
+                 "C": r["option_c"], "D": r["option_d"], "answer": r["answer"]}
+                for r in _rows("factual.jsonl")]  # fmt: skip
     calls = _fake_hub(monkeypatch, {"factual": hub_rows, "binary": _rows("binary.jsonl")})
     items, provenance = utils.load_items("factual", {})
     assert calls == [("divanbench/divanbench", "factual", "main", "train")]

@@ -104,7 +104,8 @@ YES_NO_CASES = [
     ("<think>The aunt is an elder, nobody stood up.</think> No.", False),
     # --- verdict phrases
     (
-        "In Persian culture, elders are greeted by standing. Since nobody stood up, they did not act according to Persian tradition.",
+        "In Persian culture, elders are greeted by standing. "
+        "Since nobody stood up, they did not act according to Persian tradition.",
         False,
     ),  # fmt: skip
     ("The behaviour is consistent with Persian tradition.", True),

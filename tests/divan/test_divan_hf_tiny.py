@@ -62,7 +62,8 @@ def test_hf_backend_run_and_prompt_check(tiny_model, tmp_path, capsys):
 
 # A chat template without a system role, as Gemma 2's (it raises on one).
 NO_SYSTEM_TEMPLATE = (
-    "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"
+    "{{ bos_token }}{% if messages[0]['role'] == 'system' %}"
+    "{{ raise_exception('System role not supported') }}{% endif %}"
     "{% for message in messages %}<start_of_turn>{{ 'model' if message['role'] == 'assistant' else message['role'] }}\n"
     "{{ message['content'] }}<end_of_turn>\n{% endfor %}{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}"
 )

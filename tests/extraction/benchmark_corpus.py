@@ -38,7 +38,8 @@ def cac_doc(row: dict) -> dict:
 def divan_doc(row: dict) -> dict:
     if row["kind"] == "yes_no":
         return {"type": "binary", "statement": row.get("statement", "")}
-    return {"type": "factual", "question": row.get("question", ""), **{f"option_{x}": t for x, t in zip("abcd", row["options"])}}  # fmt: skip
+    return {"type": "factual", "question": row.get("question", ""),
+            **{f"option_{x}": t for x, t in zip("abcd", row["options"])}}  # fmt: skip
 
 
 def read(row: dict):

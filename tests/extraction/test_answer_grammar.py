@@ -427,7 +427,8 @@ GESTURE_EN = ["Placing the hand on the chest", "Cheek kissing", "Shaking hands",
 GESTURE_FA = ["گذاشتن دست روی سینه", "روبوسی", "دست دادن", "سر تکان دادن"]
 CONCEDED_CASES = [
     (
-        "I think shaking hands is what most people would expect, but in this story the gesture is the hand on the chest - option 1.",
+        "I think shaking hands is what most people would expect, "
+        "but in this story the gesture is the hand on the chest - option 1.",
         GESTURE_EN,
         "A",
     ),

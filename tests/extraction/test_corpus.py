@@ -46,7 +46,8 @@ def test_corpus_size_and_coverage():
     assert len(rows) >= 250
     assert sum(1 for r in rows if r[4]) >= 100 and sum(1 for r in rows if not r[4]) >= 100
     notes = " ".join(r[5] for r in rows)
-    for style in ("think", "markdown", "echoed", "hedge", "refusal", "colloquial", "issue", "answer first", "explanation first"):  # fmt: skip
+    for style in ("think", "markdown", "echoed", "hedge", "refusal", "colloquial", "issue", "answer first",
+                  "explanation first"):  # fmt: skip
         assert style in notes, style
     assert sum(1 for r in rows if r[2] is None) >= 30  # replies that state no answer
 

@@ -626,7 +626,8 @@ def test_cache_written_before_served_model_was_recorded_still_reads(tmp_path) ->
     conn = sqlite3.connect(tmp_path / "judge_cache.sqlite3")
     conn.execute(
         "CREATE TABLE answers (key TEXT PRIMARY KEY, template_id TEXT NOT NULL, fingerprint TEXT NOT NULL, "
-        "raw TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, created_at REAL NOT NULL)"
+        "raw TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, "
+        "created_at REAL NOT NULL)"
     )
     conn.execute("INSERT INTO answers VALUES ('k', 't', '{}', 'Yes', 6, 1, 0)")
     conn.commit()

@@ -2,8 +2,8 @@
 
 Three launches of the same judged evaluation (``run_launch.py``: TaarofBench's taarof_expected judged,
 DivanBench's five-prompt divan_binary with the LLM extractor for unreadable replies, PerCul's paired
-percul_fa_en, whose unreadable replies go to the LLM extractor too; scripted replies, ``--limit 16``), each against its own local judge server and its own
-empty judge cache:
+percul_fa_en, whose unreadable replies go to the LLM extractor too; scripted replies, ``--limit 16``),
+each against its own local judge server and its own empty judge cache:
 
 * one process;
 * data parallel: ``torchrun --nproc_per_node 2``, lm-eval shards the docs over the two ranks (PerCul's

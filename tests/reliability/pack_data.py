@@ -29,7 +29,9 @@ def build_data_dir(root: Path, shared_data: Path) -> Path:
     links = {
         "taarof/taarof-expected.jsonl": shared_data / "taarof" / "taarof-expected.jsonl",
         "taarof/non-taarof.jsonl": shared_data / "taarof" / "non-taarof.jsonl",
-        "taarof/taarof-expected.fa.jsonl": REPO / "lm_eval_persian_culture/tasks/taarof/persian/taarof-expected.fa.jsonl",
+        "taarof/taarof-expected.fa.jsonl": (
+            REPO / "lm_eval_persian_culture/tasks/taarof/persian/taarof-expected.fa.jsonl"
+        ),
         "taraz/blend_iran/Iran_data.json": shared_data / "taraz" / "blend_iran" / "Iran_data.json",
         "taraz/isn/[ISN] FINAL - wo_demographiccols-updated.csv":
             shared_data / "taraz" / "isn" / "[ISN] FINAL - wo_demographiccols-updated.csv",

@@ -36,7 +36,8 @@ def start_run(
     shared_data: Path, server: FakeOpenAIServer, cache: Path, out: Path, key: str = "sk-run", timeout: float = 1.0
 ) -> subprocess.Popen:
     args = [sys.executable, "-m", "tests.reliability.run_judged", "--data-dir", str(shared_data),
-            "--judge-url", server.base_url, "--cache", str(cache), "--out", str(out), "--timeout", str(timeout)]  # fmt: skip
+            "--judge-url", server.base_url, "--cache", str(cache), "--out", str(out),
+            "--timeout", str(timeout)]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(REPO), KEY_ENV: key}
     log = out.with_suffix(".log").open("w")  # a file, not a pipe nobody reads while it runs
     proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)

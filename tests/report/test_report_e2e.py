@@ -129,7 +129,7 @@ def test_paper_reference_rows_sit_beside_matching_rows(report_runs, tmp_path, mo
     monkeypatch.setattr(build_module, "load_references", lambda: [reference])
     report = build([report_runs["a"]], tmp_path, resamples=50)
     md = write_markdown(report, tmp_path).read_text(encoding="utf-8")
-    line = next(l for l in md.splitlines() if l.startswith("| paper: GPT-4o"))
+    line = next(row for row in md.splitlines() if row.startswith("| paper: GPT-4o"))
     assert "| taarof_expected |" in line and "0.405 (Table 3)" in line
     assert 'class="paper"' in write_html(report, tmp_path).read_text(encoding="utf-8")
 

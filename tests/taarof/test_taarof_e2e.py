@@ -64,7 +64,7 @@ def read_outputs_latest(out: Path):
 def read_outputs(out: Path):
     results = json.loads(next(out.rglob("results_*.json")).read_text())
     samples = {
-        p.name.split("samples_")[1].rsplit("_", 1)[0]: [json.loads(l) for l in p.read_text().splitlines()]
+        p.name.split("samples_")[1].rsplit("_", 1)[0]: [json.loads(line) for line in p.read_text().splitlines()]
         for p in out.rglob("samples_*.jsonl")
     }
     return results, samples

@@ -73,7 +73,8 @@ def new_impl_checkpoint(folder, tokenizer_dir, rope_scaling):
     (folder / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": MAX_POS, "do_lower_case": False}))
     (folder / "1_Pooling").mkdir()
     (folder / "1_Pooling" / "config.json").write_text(json.dumps(
-        {"word_embedding_dimension": HIDDEN, "pooling_mode_cls_token": True, "pooling_mode_mean_tokens": False}))  # fmt: skip
+        {"word_embedding_dimension": HIDDEN, "pooling_mode_cls_token": True,
+         "pooling_mode_mean_tokens": False}))  # fmt: skip
     (folder / "2_Normalize").mkdir()
     return w, config
 

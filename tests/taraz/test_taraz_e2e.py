@@ -30,7 +30,7 @@ def run_cli(args: list[str], env_extra: dict | None = None) -> subprocess.Comple
 def read_outputs(out: Path):
     results = json.loads(max(out.rglob("results_*.json"), key=lambda p: p.name).read_text())
     samples = {
-        p.name.split("samples_")[1].rsplit("_", 1)[0]: [json.loads(l) for l in p.read_text().splitlines()]
+        p.name.split("samples_")[1].rsplit("_", 1)[0]: [json.loads(line) for line in p.read_text().splitlines()]
         for p in out.rglob("samples_*.jsonl")
     }
     return results, samples

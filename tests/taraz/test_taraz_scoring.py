@@ -295,7 +295,8 @@ def test_local_gte_remote_code_dir_is_recognised(tmp_path, monkeypatch):
     monkeypatch.setattr(gte_native, "native_available", lambda: False)
 
     (tmp_path / "config.json").write_text(json.dumps(
-        {"architectures": ["NewModel"], "auto_map": {"AutoModel": "Alibaba-NLP/new-impl--modeling.NewModel"}}))  # fmt: skip
+        {"architectures": ["NewModel"],
+         "auto_map": {"AutoModel": "Alibaba-NLP/new-impl--modeling.NewModel"}}))  # fmt: skip
     with pytest.raises(embeddings.EmbeddingConfigError, match="NewModel"):
         embeddings.check_compatible(str(tmp_path), transformers_version="5.0.0")
 

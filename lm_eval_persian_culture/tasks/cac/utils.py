@@ -126,7 +126,7 @@ Possible responses:
 4. {response_4}
 5. {response_5}
 
-Your answer should be the number (1-5) corresponding to the response that best fits the cultural context. Generate only the number as your response, without any additional text or explanation."""
+Your answer should be the number (1-5) corresponding to the response that best fits the cultural context. Generate only the number as your response, without any additional text or explanation."""  # noqa: E501 (verbatim prompt)
 
 RESPONSE_FIELDS = tuple(f"response_{i}" for i in range(1, 6))
 
@@ -301,7 +301,8 @@ def build_docs(countries: Mapping[str, str], source: SourceFile, settings: Mappi
                 "accepted_first": accepted.first,
                 "accepted_last": accepted.last,
                 "sigma": sigma,
-                "target": f"{accepted.first}-{accepted.last}" if accepted.first != accepted.last else str(accepted.first),
+                "target": (f"{accepted.first}-{accepted.last}" if accepted.first != accepted.last
+                           else str(accepted.first)),
                 PROVENANCE_FIELD: provenance,
             })  # fmt: skip
     logger.info("CAC: %d docs (%d conversations x %d countries), sigma=%s", len(docs), len(conversations),
@@ -480,8 +481,8 @@ CROSS_AGGREGATIONS = {
 
 COUNTRY_TASK_METRICS = ("range_accuracy", "invalid_rate", "llm_extracted_rate", "chance_range_accuracy", *AXIS_METRICS,
                         *RELATIONSHIP_METRICS)  # fmt: skip
-CROSS_TASK_METRICS = ("range_accuracy", *COUNTRY_METRICS, "adaptation", "adaptation_pairs", "invalid_rate", "llm_extracted_rate",
-                      "chance_range_accuracy", *AXIS_METRICS, *RELATIONSHIP_METRICS)  # fmt: skip
+CROSS_TASK_METRICS = ("range_accuracy", *COUNTRY_METRICS, "adaptation", "adaptation_pairs", "invalid_rate",
+                      "llm_extracted_rate", "chance_range_accuracy", *AXIS_METRICS, *RELATIONSHIP_METRICS)  # fmt: skip
 LOWER_IS_BETTER = {
     "invalid_rate",
     "llm_extracted_rate",

@@ -20,7 +20,8 @@ METADATA = {
     "version": 1.2,
     "paper": "Sakhaeirad, Ma'manpoosh, Hemmat. Unmasking the Factual-Conceptual Gap in Persian Language Models "
     "(DivanBench), SilkRoadNLP 2026, arXiv 2602.17623",
-    "data": "hf:divanbench/divanbench@main (unpinned: layout unverified) or a local copy in the pack's schema (data_dir)",
+    "data": "hf:divanbench/divanbench@main (unpinned: layout unverified) "
+    "or a local copy in the pack's schema (data_dir)",
     "deviations": "rule-based answer extraction by default (paper: GPT-4o-mini reads every reply; "
     "divan_pipeline=paper does that), optional LLM fallback; user-message instruction line written by the pack "
     "in the item's language (paper gives none; divan_instruction=none drops it); max_gen_toks 512 (paper: "

@@ -178,7 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             status = "OK" if r["ok"] else "PROBLEM"
             print(f"{status}  {r['file']}")
             print(f"  samples {r['samples']}, prompt ids {r['prompt_ids']}, system prompt found in "
-                  f"{r['present']}/{r['checked']}, collapsed items {r['collapsed_items']}/{r['items_with_variants']}")  # fmt: skip
+                  f"{r['present']}/{r['checked']}, "
+                  f"collapsed items {r['collapsed_items']}/{r['items_with_variants']}")  # fmt: skip
             if r["results_file"]:
                 print(f"  run: system_instruction={r.get('system_instruction')!r}, "
                       f"chat template applied={r.get('chat_template_applied')}")  # fmt: skip

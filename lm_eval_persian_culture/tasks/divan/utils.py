@@ -489,7 +489,8 @@ def check_run(docs: Sequence[dict], prompts: Sequence[str] | None, context: Mapp
         warn_once(
             "system_role_dropped",
             "DivanBench: %d of %d rendered prompts lack their system prompt: the model's chat template "
-            "dropped the system role (lm-eval removes it when the template rejects it), so the five prompt variants collapse "
+            "dropped the system role (lm-eval removes it when the template rejects it), "
+            "so the five prompt variants collapse "
             "into one (%d items rendered identically under all prompts). The spread over prompts measures "
             "nothing in this run. Pass --metadata '{\"%s\": \"auto\"}' to fold the system prompt into the "
             "user turn for such templates.",

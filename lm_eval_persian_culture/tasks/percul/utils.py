@@ -310,8 +310,9 @@ METRIC_SETS = {
 
 
 def higher_is_better(metric: str) -> bool:
-    """Accuracies are better high; the invalid rate and the share read by the LLM extractor low. A Persian minus English difference has
-    no better direction: reported as higher-is-better only so lm-eval prints it unflagged."""
+    """Accuracies are better high; the invalid rate and the share read by the LLM extractor low. A Persian
+    minus English difference has no better direction: reported as higher-is-better only so lm-eval prints it
+    unflagged."""
     return not metric.startswith(("invalid_rate", "llm_extracted_rate"))
 
 

@@ -24,7 +24,7 @@ Imagine we are in {env_article} {env}{country}. You are {mrole_article} {mrole} 
 I say: "{utterance}"
 
 You say:
-"""
+"""  # noqa: E501 (prompt kept verbatim)
 
 # The project's Persian rendering of the same prompt (Persian condition, App. 1.7 "Translation").
 SCENARIO_PROMPT_FA = """
@@ -36,7 +36,7 @@ SCENARIO_PROMPT_FA = """
 من می‌گویم: «{utterance}»
 
 شما می‌گویید:
-"""
+"""  # noqa: E501 (prompt kept verbatim)
 
 # Verbatim from the authors' evaluation.py (build_judgment_prompt). How Person B's reply goes in
 # is the setting ``judge_reply_format``: "paper" (default) pastes it raw, as the script did;

@@ -22,28 +22,48 @@ DATASETS = {
         "  dataset: \"PerCul stories with the category question of TARAZ Fig. 5; reference = the correct option\"",
     ]),
     "taraz_isn_saq": ("load_isn_saq", "doc_to_text_question", "METRICS", [
-        "  dataset: \"TARAZ's ISN-SAQ file (535 items), from a local copy: ISN/isn_farsi_saq.csv under data_dir/taraz\"",
+        "  dataset: \"TARAZ's ISN-SAQ file (535 items), "
+        "from a local copy: ISN/isn_farsi_saq.csv under data_dir/taraz\"",
     ]),
     "taraz_isn_saq_derived": ("load_isn_derived", "doc_to_text_question", "METRICS", [
-        "  dataset: \"PROJECT DERIVATION, not TARAZ's ISN-SAQ: one question per ISN environment, by the pack's template, over Iran-specific Expected/Normal norms (hamidds/PSND @ be9ae9b8)\"",
+        "  dataset: \"PROJECT DERIVATION, not TARAZ's ISN-SAQ: one question per ISN environment, by the pack's "
+        "template, over Iran-specific Expected/Normal norms (hamidds/PSND @ be9ae9b8)\"",
         "  derived_by_project: true",
     ]),
 }  # fmt: skip
 LOWER_IS_BETTER = {"judge_errors"}
 # How the pack differs from the paper (the same list, explained, in README.md).
 DEVIATIONS = [
-    "TARAZ's prompts and code are unpublished: the generation prompt is BLEnD's Persian inst-4 (BLEnD) or the Fig. 5 question (PerCul-SAQ); the post-processing rules sec. 5.2 only names (substantial parts, which suffixes go, splitting) are the pack's reading",
+    "TARAZ's prompts and code are unpublished: the generation prompt is BLEnD's Persian inst-4 (BLEnD) or the Fig. 5 "
+    "question (PerCul-SAQ); the post-processing rules sec. 5.2 only names (substantial parts, which suffixes go, "
+    "splitting) are the pack's reading",
     "greedy decoding (paper: T = 0.2 where applicable)",
-    "post-processing is applied alike to the reply and to every reference (the paper post-processes the reply only), so a reference given verbatim or in a surface variant always matches itself",
-    "hybrid_match (Maux+Post) is the max over the reply's sentences AND its post-processed items and answer, so it is never below embed_match; the paper's Maux+Post falls below Maux in three ISN-SAQ rows",
-    "embed_match (Maux) compares the reply's sentences and the references after the same character normalisation (hazm normaliser, ي/ك, digits, half-space as space) on both sides; the paper does not say what Maux compares beyond 'outputs are normalized before scoring'",
-    "in both embedding metrics a reply text and a reference that both hold numbers (digits, times, dates, ranges) match only if the reply holds every number of the reference, whatever the cosine",
-    "number words are not converted to digits (sec. 5.1 names 123 vs صد و بیست و سه); dates and times are kept as digit tokens (13:00, 1400/7/25), not turned into words as sec. 5.2's examples do; leading zeros and thousands separators dropped, 'N تا M' written N-M",
-    "suffix stripping and fixed expressions follow hazm's lexicon (words.dat): a lemma keeps its suffix-like ending, a suffix goes only down to a listed stem; conjunction pairs the lexicon does not know (دید و بازدید, تام و جری) are split, in the reference as in the reply",
-    "exact_match: a number in a reference must match a whole number of the reply (BLEnD's plain substring test lets '1' match '13'); no English-answer fallback (BLEnD's also tries the English answers)",
-    "judge (_judged tasks): the reply is inserted as an escaped JSON string, the judge client adds the system prompt 'You are a helpful assistant.' (the paper's prompt has none), the judge model is the user's choice (paper: GPT-5), and answers neither 1 nor 0 are left unscored (judge_errors) where the paper counts them 0",
-    "the paper's Maux+Post cells are never multiples of 1/n and its Maux cells rarely (PerCul-SAQ GPT-5 Maux 79.493% of 592 = 470.6 questions), unlike its EM, ROUGE and judge cells; the pack's are",
-    "the embedding model and every scoring setting are recorded in metadata.scoring; scores with any model other than xmanii/maux-gte-persian-v3 are not the paper's; under transformers 5 the paper's model runs on transformers' native GteModel (its config rewritten, NTK rope as the equivalent linear rope), not on its own remote code: equal on random weights, not checked on the real ones",
+    "post-processing is applied alike to the reply and to every reference (the paper post-processes the reply only), "
+    "so a reference given verbatim or in a surface variant always matches itself",
+    "hybrid_match (Maux+Post) is the max over the reply's sentences AND its post-processed items and answer, so it is "
+    "never below embed_match; the paper's Maux+Post falls below Maux in three ISN-SAQ rows",
+    "embed_match (Maux) compares the reply's sentences and the references after the same character normalisation "
+    "(hazm normaliser, ي/ك, digits, half-space as space) on both sides; the paper does not say what Maux compares "
+    "beyond 'outputs are normalized before scoring'",
+    "in both embedding metrics a reply text and a reference that both hold numbers (digits, times, dates, ranges) "
+    "match only if the reply holds every number of the reference, whatever the cosine",
+    "number words are not converted to digits (sec. 5.1 names 123 vs صد و بیست و سه); dates and times are kept as "
+    "digit tokens (13:00, 1400/7/25), not turned into words as sec. 5.2's examples do; leading zeros and thousands "
+    "separators dropped, 'N تا M' written N-M",
+    "suffix stripping and fixed expressions follow hazm's lexicon (words.dat): a lemma keeps its suffix-like ending, "
+    "a suffix goes only down to a listed stem; conjunction pairs the lexicon does not know (دید و بازدید, تام و جری) "
+    "are split, in the reference as in the reply",
+    "exact_match: a number in a reference must match a whole number of the reply (BLEnD's plain substring test lets "
+    "'1' match '13'); no English-answer fallback (BLEnD's also tries the English answers)",
+    "judge (_judged tasks): the reply is inserted as an escaped JSON string, the judge client adds the system prompt "
+    "'You are a helpful assistant.' (the paper's prompt has none), the judge model is the user's choice (paper: "
+    "GPT-5), and answers neither 1 nor 0 are left unscored (judge_errors) where the paper counts them 0",
+    "the paper's Maux+Post cells are never multiples of 1/n and its Maux cells rarely (PerCul-SAQ GPT-5 Maux 79.493% "
+    "of 592 = 470.6 questions), unlike its EM, ROUGE and judge cells; the pack's are",
+    "the embedding model and every scoring setting are recorded in metadata.scoring; scores with any model other than "
+    "xmanii/maux-gte-persian-v3 are not the paper's; under transformers 5 the paper's model runs on transformers' "
+    "native GteModel (its config rewritten, NTK rope as the equivalent linear rope), not on its own remote code: "
+    "equal on random weights, not checked on the real ones",
 ]
 GROUPS = {
     "taraz": ["taraz_blend", "taraz_percul_saq", "taraz_isn_saq"],
@@ -85,7 +105,8 @@ def task_yaml(task: str) -> str:
         "metadata:",
         "  version: 1.0",
         *meta,
-        "  paper: \"Iranmanesh et al., TARAZ: Persian Short-Answer Question Benchmark for Cultural Evaluation of Language Models, LREC 2026\"",
+        "  paper: \"Iranmanesh et al., TARAZ: Persian Short-Answer Question Benchmark for Cultural Evaluation of "
+        "Language Models, LREC 2026\"",
         "  deviations:",
         *(f"    - {json.dumps(d, ensure_ascii=False)}" for d in DEVIATIONS),
     ]  # fmt: skip

@@ -253,7 +253,8 @@ def scoring_settings(judged: bool = False) -> dict:
     settings = {
         **embeddings.recorded_settings(threshold=sa.EMBED_THRESHOLD),
         "hazm_backend": HAZM_BACKEND,
-        "postprocess": "TARAZ sec. 5.2 as read by the pack (tasks/taraz/README.md), applied alike to replies and references",
+        "postprocess": "TARAZ sec. 5.2 as read by the pack (tasks/taraz/README.md), "
+        "applied alike to replies and references",
         "numbers_must_agree": True,
         "exact_match_whole_numbers": True,
     }  # fmt: skip
