@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from lm_eval_persian_culture.text.normalize import postprocess
+from lm_eval_persian_culture.tasks.taraz.normalize import postprocess
 
 TARGET = 2000.0
 FIXED = [

@@ -1,1 +1,1 @@
-"""Persian text processing shared by the benchmarks (TARAZ's post-processing in ``normalize``)."""
+"""Persian text helpers shared by the benchmarks: letters, digits, ZWNJ, script detection (``persian``)."""

@@ -47,7 +47,7 @@ def test_gender_metrics_use_intact_pairs_only():
 
 
 def prec(verdict, raw, **kw):
-    """A record as judged_metrics builds it: verdict from the pack's parser, raw judge answer."""
+    """A record as judged_record builds it: verdict from the pack's parser, raw judge answer."""
     return {**rec(verdict, **kw), "judged": raw is not None, "paper_yes": int(raw is not None and "Yes" in raw)}
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lm_eval_persian_culture.text import normalize
+from lm_eval_persian_culture.tasks.taraz import normalize
 from tests.taraz import hazm_golden
 
 GOLDEN = json.loads((Path(__file__).parent / "fixtures" / "hazm_golden.json").read_text(encoding="utf-8"))
@@ -42,7 +42,7 @@ def test_both_stemmers_overstrip_tehran():
 
 
 def test_backend_ships_hazms_lexicon():
-    """Suffix stripping and fixed expressions read hazm's words.dat (text.normalize.lexicon_lemmas):
+    """Suffix stripping and fixed expressions read hazm's words.dat (tasks/taraz/normalize.lexicon_lemmas):
     the installed backend's file is byte for byte real hazm's (sha256 measured on hazm 0.12.1,
     Python 3.12: e9e212a7...)."""
     import hashlib

@@ -1,13 +1,13 @@
 """TARAZ sec. 5.2 post-processing: a golden table per rule, and the whole pipeline on real replies.
 
-Expected values are worked out by hand from the rules in lm_eval_persian_culture/text/normalize.py.
+Expected values are worked out by hand from the rules in lm_eval_persian_culture/tasks/taraz/normalize.py.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from lm_eval_persian_culture.text import normalize as nz
+from lm_eval_persian_culture.tasks.taraz import normalize as nz
 
 ZWNJ = "\u200c"
 
@@ -143,7 +143,7 @@ def test_split_conjunctions(item, parts):
 
 # ------------------------------------------------------------------ step 4: stop words
 def test_hazm_stopwords_contain_the_traps_and_numbers_are_kept():
-    from lm_eval_persian_culture.text.normalize import _stopwords_list
+    from lm_eval_persian_culture.tasks.taraz.normalize import _stopwords_list
 
     raw = set(_stopwords_list())
     # the ordering traps of the notes: conjunctions and number words are hazm stop words
@@ -208,7 +208,7 @@ def test_strip_suffix(token, stem):
 
 
 def test_hazm_stemmer_overstrips_names_ours_does_not():
-    from lm_eval_persian_culture.text import normalize
+    from lm_eval_persian_culture.tasks.taraz import normalize
 
     try:
         from hazm import Stemmer

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
+from lm_eval_persian_culture.data.settings import choice_setting
 from lm_eval_persian_culture.data.sources import (
     DATA_DIR_ENV,
     PROVENANCE_FIELD,
@@ -272,10 +273,7 @@ def load_picks(
 
 
 def _sigma(settings: Mapping | None) -> str:
-    value = str((settings or {}).get(SIGMA_SETTING) or DEFAULT_SIGMA).strip().lower()
-    if value not in SIGMAS:
-        raise ValueError(f"{SIGMA_SETTING}={value!r}: expected one of {list(SIGMAS)}")
-    return value
+    return choice_setting(settings, SIGMA_SETTING, SIGMAS, DEFAULT_SIGMA)
 
 
 def build_docs(countries: Mapping[str, str], source: SourceFile, settings: Mapping | None = None) -> list[dict]:

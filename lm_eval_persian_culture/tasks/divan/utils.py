@@ -20,6 +20,7 @@ from dataclasses import field, make_dataclass
 from functools import partial
 from typing import Any
 
+from lm_eval_persian_culture.data.settings import SettingError, choice_setting
 from lm_eval_persian_culture.data.sources import (
     DATA_DIR_ENV,
     PROVENANCE_FIELD,
@@ -33,7 +34,6 @@ from lm_eval_persian_culture.data.sources import (
     load_rows,
     resolve_data_dir,
 )
-from lm_eval_persian_culture.errors import PackUserError
 from lm_eval_persian_culture.judge import extractor
 from lm_eval_persian_culture.lm_eval_stack import lm_eval_context
 from lm_eval_persian_culture.scoring.aggregations import (
@@ -107,17 +107,12 @@ PIPELINE_CHOICES = ("rules", "paper")
 PAPER_EXTRACTOR_MODEL = "gpt-4o-mini"
 
 
-class DivanSettingError(PackUserError, ValueError):
+class DivanSettingError(SettingError):
     """A DivanBench setting has a value it cannot take (raised before any model time)."""
 
 
 def _setting(settings: Mapping, key: str, choices: Sequence[str], default: str, aliases: Mapping | None = None) -> str:
-    raw = settings.get(key)
-    value = default if raw is None or str(raw).strip() == "" else str(raw).strip().lower()
-    value = (aliases or {}).get(value, value)
-    if value not in choices:
-        raise DivanSettingError(f"--metadata {key}={raw!r}: expected one of {list(choices)}")
-    return value
+    return choice_setting(settings, key, choices, default, aliases, error=DivanSettingError)
 
 
 def instruction_language(item_text: str, setting: str) -> str:

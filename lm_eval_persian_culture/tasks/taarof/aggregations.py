@@ -1,6 +1,6 @@
 """TaarofBench's per-doc record and the aggregations over it.
 
-Every metric of a judged TaarofBench task gets the same per-doc record (:func:`judged_metrics`),
+Every metric of a judged TaarofBench task gets the same per-doc record (:func:`judged_record`),
 ``{"verdict": 1 | 0 | None, "topics": [...], "group": str | None, "pair": int | None,
 "judged": bool, "paper_yes": 1 | 0, ...}``, so one record serves the overall, per-topic, per-type
 and paired (gender) figures. The aggregations are pure (lm-eval 0.5 calls aggregations many times
@@ -16,15 +16,14 @@ from lm_eval_persian_culture.scoring.aggregations import NAN, make_field_aggrega
 from lm_eval_persian_culture.scoring.records import decode_record
 
 
-def judged_metrics(
+def judged_record(
     doc: dict,
     record: dict,
-    metric_names: Sequence[str],
     topics: Sequence[str] = (),
     group: str | None = None,
     extra: Mapping | None = None,
 ) -> dict:
-    """Per-doc values for every metric of a judged task (all share one record).
+    """The per-doc value every metric of a judged task shares (``scoring.records.make_process_results``).
 
     ``paper_yes`` applies the rule of TaarofBench's script ('Yes' anywhere in the judge's
     answer; no answer counts as 0) for the ``accuracy_paper`` figure; ``judged`` says whether
@@ -33,7 +32,7 @@ def judged_metrics(
     decoded = decode_record(record) or {}
     verdict = decoded.get("verdict")
     raw = decoded.get("judge_raw")
-    value = {
+    return {
         "verdict": None if verdict is None else int(verdict == "yes"),
         "topics": [t.strip() for t in topics],
         "group": group,
@@ -42,7 +41,6 @@ def judged_metrics(
         "paper_yes": int(isinstance(raw, str) and "Yes" in raw),
         **(extra or {}),
     }
-    return {name: value for name in metric_names}
 
 
 def judge_accuracy(items: Iterable[Mapping]) -> float:

@@ -29,13 +29,13 @@ from lm_eval_persian_culture.data.sources import (
 )
 from lm_eval_persian_culture.errors import PackUserError
 from lm_eval_persian_culture.judge.filter import prepare_judge, run_judge
-from lm_eval_persian_culture.scoring.records import lm_eval_filter
+from lm_eval_persian_culture.scoring.records import lm_eval_filter, make_process_results
 from lm_eval_persian_culture.tasks.taarof import prompts
 from lm_eval_persian_culture.tasks.taarof.aggregations import (
     judge_accuracy,
     judge_accuracy_paper,
     judge_error_count,
-    judged_metrics,
+    judged_record,
     make_field_accuracies,
     make_group_aggregations,
     make_paired_test_aggregations,
@@ -271,19 +271,19 @@ GENDER_METRICS = ("accuracy", "accuracy_paper", "judge_errors", *GENDER_AGGREGAT
 COMBINED_METRICS = ("accuracy", "accuracy_paper", "judge_errors", *TYPE_AGGREGATIONS, *TOPIC_AGGREGATIONS)
 
 
-def process_results(doc, results):
-    return judged_metrics(doc, results[0], METRICS, topics=doc["Topic"].split(","))
-
-
-def process_results_gender(doc, results):
-    return judged_metrics(doc, results[0], GENDER_METRICS, group=doc["gender"])
-
-
-def process_results_combined(doc, results):
-    """All 450 scenarios: per type, and per topic with one topic per scenario (the paper's Fig. 4)."""
-    return judged_metrics(
-        doc, results[0], COMBINED_METRICS, topics=[primary_topic(doc["Topic"])], extra={"type": doc["Type"]}
-    )
+process_results = make_process_results(
+    lambda doc, results: judged_record(doc, results[0], topics=doc["Topic"].split(",")), METRICS
+)
+process_results_gender = make_process_results(
+    lambda doc, results: judged_record(doc, results[0], group=doc["gender"]), GENDER_METRICS
+)
+# All 450 scenarios: per type, and per topic with one topic per scenario (the paper's Fig. 4).
+process_results_combined = make_process_results(
+    lambda doc, results: judged_record(
+        doc, results[0], topics=[primary_topic(doc["Topic"])], extra={"type": doc["Type"]}
+    ),
+    COMBINED_METRICS,
+)
 
 
 # --------------------------------------------------------------------------- few-shot

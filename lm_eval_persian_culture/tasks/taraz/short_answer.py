@@ -8,9 +8,9 @@
   every Persian score 0). A one-word reply or reference has no bigram, so ROUGE-2 cannot fire
   on it, as in the paper (its ROUGE-2 column is far below ROUGE-1).
 * ``embed_match`` ("Maux") -- max cosine between any sentence of the reply and any reference
-  >= 0.85, both sides character-normalised alike (``text.normalize.embedding_form``).
+  >= 0.85, both sides character-normalised alike (``normalize.embedding_form``).
 * ``hybrid_match`` ("Maux+Post", the paper's headline) -- the same max, over the reply's sentences
-  AND its post-processed items and whole post-processed answer (``text.normalize.postprocess``,
+  AND its post-processed items and whole post-processed answer (``normalize.postprocess``,
   ``answer_form``), against every reference raw and post-processed the same way: a reference
   given verbatim as the reply always scores 1, and hybrid_match is never below embed_match.
 * Numbers decide for themselves: in both embedding metrics a pair of texts that both hold numbers
@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from lm_eval_persian_culture.tasks.taraz import embeddings
-from lm_eval_persian_culture.text.normalize import (
+from lm_eval_persian_culture.tasks.taraz.normalize import (
     answer_form,
     embedding_form,
     item_form,

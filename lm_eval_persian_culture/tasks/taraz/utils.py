@@ -31,7 +31,7 @@ from lm_eval_persian_culture.scoring.records import decode_record, encode_record
 from lm_eval_persian_culture.tasks.taraz import embeddings
 from lm_eval_persian_culture.tasks.taraz import short_answer as sa
 from lm_eval_persian_culture.tasks.taraz.embeddings import prepare_embedding_model
-from lm_eval_persian_culture.text.normalize import HAZM_BACKEND
+from lm_eval_persian_culture.tasks.taraz.normalize import HAZM_BACKEND
 
 logger = logging.getLogger("lm_eval_persian_culture")
 
