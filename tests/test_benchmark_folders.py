@@ -138,7 +138,8 @@ PROVERBS_REFERENCES = {
 
 
 def test_a_sixth_benchmark_needs_only_its_folder(tmp_path):
-    """Copy the package, add tasks/proverbs/ (and nothing else), and report a run of it."""
+    """Copy the package, add tasks/proverbs/ (and nothing else): lm-eval indexes its task, the export has its
+    column, and the report shows its table row and its paper row."""
     copy = tmp_path / "src" / "lm_eval_persian_culture"
     shutil.copytree(REPO / "lm_eval_persian_culture", copy, ignore=shutil.ignore_patterns("__pycache__"))
     folder = copy / "tasks" / "proverbs"
@@ -168,6 +169,7 @@ def test_a_sixth_benchmark_needs_only_its_folder(tmp_path):
         from lm_eval_persian_culture.tasks._benchmark import benchmark_of
         assert benchmark_of("proverbs").title == "Persian Proverbs"
         assert ("Proverbs", "proverbs", "accuracy") in leaderboard_columns()
+        assert "proverbs" in lm_eval_persian_culture.task_manager(include_defaults=False).all_tasks
         report_main([{str(results.parent)!r}, "--out", {str(tmp_path / "report")!r}, "--bootstrap", "10"])
     """)
     env = {**os.environ, "PYTHONPATH": str(copy.parent), "PERSIAN_CULTURE_DISABLE_AUTOLOAD": "1"}

@@ -16,7 +16,7 @@ from typing import Any
 
 from lm_eval_persian_culture.errors import UserInputError
 from lm_eval_persian_culture.scoring.records import json_error_text
-from lm_eval_persian_culture.tasks._benchmark import TASKS_DIR, pack_task_names
+from lm_eval_persian_culture.tasks._benchmark import TASKS_DIR, yaml_task_names
 
 
 class ReportInputError(UserInputError):
@@ -80,7 +80,7 @@ class Run:
 
     def is_pack_task(self, task: str) -> bool:
         """Whether one of the pack's YAMLs defines this task or group (where it lives, not its name)."""
-        return task in pack_task_names()
+        return task in yaml_task_names()
 
     def task_metadata(self, task: str) -> dict:
         return (self.configs.get(task) or {}).get("metadata") or {}

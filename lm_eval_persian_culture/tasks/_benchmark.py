@@ -222,7 +222,7 @@ def benchmark_of(task: str) -> Benchmark | None:
     return benchmarks().get(owner) if owner else None
 
 
-def pack_task_names() -> frozenset[str]:
+def yaml_task_names() -> frozenset[str]:
     """Every task and group the pack's YAMLs define, the suite included."""
     return frozenset(task_yamls())
 
@@ -255,7 +255,7 @@ __all__ = [
     "benchmark_folders",
     "benchmark_of",
     "benchmarks",
-    "pack_task_names",
+    "yaml_task_names",
     "signed_metrics",
     "suite_members",
     "tasks_dir",
