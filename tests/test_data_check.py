@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from lm_eval_persian_culture.harness import data_check
-from lm_eval_persian_culture.harness.data_check import DATASETS, check, probe
+from lm_eval_persian_culture.harness.data_check import DATASETS, check, probe, suite_members
+from tests.benchmark_data import link_benchmark_data
 
 BIN = Path(sys.executable).parent
 TESTS = Path(__file__).resolve().parent
@@ -37,16 +38,25 @@ def dataset(name: str):
 
 @pytest.fixture()
 def data_dir(tmp_path, shared_data) -> Path:
-    """Everything but TARAZ's unpublished ISN-SAQ file: TaarofBench and TARAZ from ../shared/data, the rest
-    from the project's fixtures (written in each benchmark's documented layout)."""
-    root = tmp_path / "data"
+    """Everything but TARAZ's unpublished ISN-SAQ file: each benchmark's test data, found by folder (its
+    fixtures in the documented layout, else ../shared/data)."""
+    return link_benchmark_data(tmp_path / "data", shared_data)
+
+
+# The suite run with TARAZ's and CAC's data left out: every other member's data is there.
+LEFT_OUT = {"taraz": "taraz_blend", "cac": "cac"}
+
+
+def partial_data_dir(data_dir: Path, root: Path) -> Path:
     root.mkdir()
-    (root / "taarof").symlink_to(shared_data / "taarof")
-    (root / "taraz").symlink_to(shared_data / "taraz")
-    (root / "divan").symlink_to(TESTS / "divan" / "fixtures" / "divan")
-    (root / "percul").symlink_to(TESTS / "percul" / "fixtures" / "percul")
-    (root / "cac").symlink_to(TESTS / "cac" / "fixtures" / "cac")
+    for folder in data_dir.iterdir():
+        if folder.name not in LEFT_OUT:
+            (root / folder.name).symlink_to(folder.resolve())
     return root
+
+
+def ready_members() -> list[str]:
+    return [m for m in suite_members() if m not in LEFT_OUT.values()]
 
 
 def test_every_dataset_reads_under_a_complete_data_dir(data_dir):
@@ -144,16 +154,19 @@ def test_probe_and_online_statuses(http_server, monkeypatch):
 
 
 def test_cli_table_for_the_suite(data_dir, tmp_path):
-    (tmp_path / "partial").mkdir()
-    for name in ("taarof", "divan", "percul"):
-        (tmp_path / "partial" / name).symlink_to(data_dir / name)
-    proc = cli("data", "--data_dir", str(tmp_path / "partial"), "--tasks", "persian_culture", env=OFFLINE)
+    partial = partial_data_dir(data_dir, tmp_path / "partial")
+    proc = cli("data", "--data_dir", str(partial), "--tasks", "persian_culture", env=OFFLINE)
     assert proc.returncode == 1, proc.stderr  # not everything asked about is ready
     out = proc.stdout
     assert "[ready] TaarofBench" in out and "[ready] DivanBench" in out and "[ready] PerCul" in out
     assert "[missing] TARAZ: BLEnD Iran" in out and "[missing] CAC" in out
     assert "TARAZ: ISN-SAQ" not in out  # persian_culture runs taraz_blend only
-    assert "persian_culture: 3 of 5 members ready (taarof, divan, percul); cannot run: taraz_blend, cac" in out
+    ready = ready_members()
+    assert {"taarof", "divan", "percul"} <= set(ready)
+    assert (
+        f"persian_culture: {len(ready)} of {len(suite_members())} members ready ({', '.join(ready)}); "
+        "cannot run: taraz_blend, cac"
+    ) in out
     full = cli("data", "--data_dir", str(data_dir), "--tasks", "taarof,cac_iran", env=OFFLINE)
     assert full.returncode == 0 and "[ready] CAC" in full.stdout
 
@@ -167,10 +180,8 @@ def test_cli_data_errors_are_one_line_exit_2(tmp_path):
 
 
 def test_suite_preflight_names_the_members_that_cannot_run_before_any_model(data_dir, tmp_path):
-    (tmp_path / "partial").mkdir()
-    for name in ("taarof", "divan", "percul"):
-        (tmp_path / "partial" / name).symlink_to(data_dir / name)
-    meta = json.dumps({"data_dir": str(tmp_path / "partial"), "judge_model": "none"})
+    partial = partial_data_dir(data_dir, tmp_path / "partial")
+    meta = json.dumps({"data_dir": str(partial), "judge_model": "none"})
     proc = cli(
         "run",
         "--model",
@@ -186,14 +197,13 @@ def test_suite_preflight_names_the_members_that_cannot_run_before_any_model(data
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     start = next(i for i, line in enumerate(lines) if line.startswith("pre-flight:"))
+    ready = ready_members()
     assert lines[start + 1] == (
-        "  1. suite [persian_culture]: 2 of 5 members cannot run: taraz_blend (data: problem 2), cac (data: "
-        "problem 3); ready: taarof, divan, percul. `lm-eval-persian data` shows where each benchmark's data comes "
-        "from and what it needs; or run the ready members alone: --tasks taarof,divan,percul."
+        f"  1. suite [persian_culture]: 2 of {len(suite_members())} members cannot run: taraz_blend (data: problem "
+        f"2), cac (data: problem 3); ready: {', '.join(ready)}. `lm-eval-persian data` shows where each "
+        f"benchmark's data comes from and what it needs; or run the ready members alone: --tasks {','.join(ready)}."
     )
-    assert lines[start + 2].startswith(
-        f"  2. data [taraz_blend]: {tmp_path}/partial/taraz/blend_iran/Iran_data.json: not found"
-    )
+    assert lines[start + 2].startswith(f"  2. data [taraz_blend]: {partial}/taraz/blend_iran/Iran_data.json: not found")
     assert lines[start + 3].startswith("  3. data [cac_america, ")
     assert "no public release the pack can download: bring your own copy" in lines[start + 3]
 
@@ -214,9 +224,12 @@ def test_offline_without_data_dir_the_preflight_says_data_not_settings(tmp_path)
 
 
 def test_every_pack_task_reads_a_dataset_the_data_command_knows():
-    from lm_eval_persian_culture.harness.data_check import SUITE, datasets_for, suite_members
+    from lm_eval_persian_culture.harness.data_check import SUITE, datasets_for
     from lm_eval_persian_culture.harness.discovery import pack_task_names
+    from lm_eval_persian_culture.tasks._benchmark import suite_members as listed_members
 
-    assert suite_members() == ["taarof", "divan", "percul", "taraz_blend", "cac"]
+    assert suite_members() == listed_members() and {"taarof", "divan", "percul", "taraz_blend", "cac"} <= set(
+        suite_members()
+    )
     orphans = [t for t in pack_task_names() if t != SUITE and not datasets_for([t])]
     assert orphans == []

@@ -38,11 +38,14 @@ def _imports(path: Path, module: str, mods: dict[str, Path]) -> set[str]:
         names = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: resolved against this module's package
+                package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+                package = package[: len(package) - (node.level - 1)]
+                base = ".".join(package + ([node.module] if node.module else []))
             # "from package import submodule" depends on the submodule, not on the package's __init__
-            names = [
-                f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in mods else node.module for a in node.names
-            ]
+            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names]
         for name in names:
             while name and name not in mods:
                 name = name.rpartition(".")[0]

@@ -14,6 +14,7 @@ import logging
 import pytest
 
 import lm_eval_persian_culture as pack
+from tests.benchmark_data import link_benchmark_data
 
 pytestmark = pytest.mark.lmeval05
 
@@ -33,16 +34,8 @@ GROUPS = sorted(set(_index().all_groups) - {"taraz", "taraz_judged"})  # their m
 
 @pytest.fixture(scope="module")
 def data_dir(shared_data, tmp_path_factory):
-    data = tmp_path_factory.mktemp("data")
-    for name, source in {
-        "taarof": shared_data / "taarof",
-        "taraz": shared_data / "taraz",
-        "divan": REPO_TESTS / "divan" / "fixtures" / "divan",
-        "percul": REPO_TESTS / "percul" / "fixtures" / "percul",
-        "cac": REPO_TESTS / "cac" / "fixtures" / "cac",
-    }.items():
-        (data / name).symlink_to(source)
-    return data
+    """Every benchmark's test data, found by folder (tests/benchmark_data.py)."""
+    return link_benchmark_data(tmp_path_factory.mktemp("data") / "data", shared_data)
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ import os
 import sys
 
 from lm_eval_persian_culture.harness import install_into_lm_eval
-from lm_eval_persian_culture.tasks._benchmark import tasks_dir
+from lm_eval_persian_culture.tasks._benchmark import predict_only_env, tasks_dir
 
 
 def _split_verbosity(argv: list[str]):
@@ -54,10 +54,12 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(guarded(lambda: command(rest), verbosity) or 0)
     if "--predict_only" in argv or "-x" in argv:
         # Generation only: judged tasks log their samples unscored instead of demanding a
-        # judge, TARAZ tasks load no embedding model. An explicit judge_model / embedding_model
-        # in --metadata still wins.
-        os.environ.setdefault("PERSIAN_CULTURE_JUDGE_MODEL", "none")
-        os.environ.setdefault("PERSIAN_CULTURE_EMBEDDING_MODEL", "none")
+        # judge, and no benchmark loads a scoring model (Benchmark.predict_only_env). An explicit
+        # judge_model / embedding_model in --metadata still wins.
+        from lm_eval_persian_culture.judge.settings import JUDGE_MODEL_ENV
+
+        for var in (JUDGE_MODEL_ENV, *predict_only_env()):
+            os.environ.setdefault(var, "none")
     from lm_eval_persian_culture.harness.decoding import DecodingError, apply_decoding_option
 
     try:

@@ -157,9 +157,12 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
         model_args = params.get("model_args")
         restore_env = []
         if params.get("predict_only"):
-            # Generation only: judged tasks log their samples unscored, TARAZ's embedding metrics
-            # stay unscored without loading a model (an explicit judge_model / embedding_model wins).
-            for var in ("PERSIAN_CULTURE_JUDGE_MODEL", "PERSIAN_CULTURE_EMBEDDING_MODEL"):
+            # Generation only: judged tasks log their samples unscored, and no benchmark loads a
+            # scoring model (Benchmark.predict_only_env); an explicit judge_model / embedding_model wins.
+            from lm_eval_persian_culture.judge.settings import JUDGE_MODEL_ENV
+            from lm_eval_persian_culture.tasks._benchmark import predict_only_env
+
+            for var in (JUDGE_MODEL_ENV, *predict_only_env()):
                 if var not in os.environ:
                     os.environ[var] = "none"
                     restore_env.append(var)

@@ -42,6 +42,7 @@ UNPARSEABLE_RETRIES = 2
 ``judge_unparseable_retries`` says otherwise)."""
 CACHE_ENV = "PERSIAN_CULTURE_JUDGE_CACHE"
 _ENV_PREFIX = "PERSIAN_CULTURE_JUDGE_"
+JUDGE_MODEL_ENV = _ENV_PREFIX + "MODEL"  # "none" switches judging off (--predict_only sets it)
 
 
 class JudgeConfigError(PackUserError, ValueError):
@@ -251,7 +252,7 @@ class _Spec:
 
 
 _SPECS = (
-    _Spec("model", "judge_model", _ENV_PREFIX + "MODEL", _parse_str, "a model name"),
+    _Spec("model", "judge_model", JUDGE_MODEL_ENV, _parse_str, "a model name"),
     _Spec("base_url", "judge_base_url", _ENV_PREFIX + "BASE_URL", _parse_str, "a URL"),
     _Spec("api_key_env", "judge_api_key_env", _ENV_PREFIX + "API_KEY_ENV", _parse_str, "an env var name"),
     _Spec("concurrency", "judge_concurrency", _ENV_PREFIX + "CONCURRENCY", _parse_int, "an integer"),

@@ -16,7 +16,8 @@ SIGNED_METRICS = signed_metrics()
 
 
 def headline_metrics(task: str, available: list[str]) -> list[str]:
-    """The metrics a table shows for this task, in the benchmark's order; others after, breakdowns never."""
+    """The metrics a table shows for this task: its benchmark's headline metrics it reports, in that order (a task
+    no folder declares: its first three metrics that are not spreads)."""
     bench = benchmark_of(task)
     if bench is None:
         return [m for m in available if not m.endswith(SPREAD_SUFFIXES)][:3]

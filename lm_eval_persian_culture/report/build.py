@@ -25,7 +25,7 @@ from lm_eval_persian_culture.tasks._benchmark import (
 FINGERPRINT_FIELDS = {
     "data": ("data", "data_dir"),
     "judge": ("judge_model",),
-    "prompt version": ("prompt_version", "judge_reply_format"),
+    "prompt version": ("prompt_version",),
     "extraction": ("extraction_mode",),  # each benchmark adds its own (Benchmark.fingerprint)
     "task version": ("version",),
     "pack version": ("pack_version",),
@@ -37,7 +37,7 @@ def fingerprint_fields(task: str) -> dict[str, tuple[str, ...]]:
     fields = dict(FINGERPRINT_FIELDS)
     bench = benchmark_of(task)
     for label, keys in bench.fingerprint if bench else ():
-        fields[label] = (*keys, *fields.get(label, ()))
+        fields[label] = (*fields.get(label, ()), *keys)
     return fields
 
 
@@ -356,6 +356,8 @@ def build(inputs: list[Path], out_dir: Path, resamples: int = 1000) -> Report:
         candidates = ([chart] if chart else []) + [
             c for spec in bench.charts for c in declared_charts(spec, bench, bench_rows)
         ]
+        for chart in candidates:
+            chart.benchmark = bench.name
         charts += [c for c in candidates if not c.is_empty]
     for chart in charts:
         draw(chart, out_dir / "charts")

@@ -30,6 +30,7 @@ class Chart:
     signed: bool = False  # a difference: the axis spans negative values, a zero line is drawn
     note: str = ""
     error_kind: str = "interval"  # "interval" (low/high) or "spread" (± std over prompts)
+    benchmark: str = ""  # the benchmark whose report section shows it (set by report.build)
     files: list[Path] = field(default_factory=list)
 
     @property

@@ -43,8 +43,8 @@ def fmt_score(s: Score | None) -> str:
     return text
 
 
-def benchmark_tables(report: Report) -> list[tuple[str, list[str], list[list[str]], list[str]]]:
-    """(title, header, rows, notes) per benchmark; paper rows after the runs' rows of the same task."""
+def benchmark_tables(report: Report) -> list[tuple[str, str, list[str], list[list[str]], list[str]]]:
+    """(benchmark, title, header, rows, notes) per benchmark; paper rows after the runs' rows of the same task."""
     out = []
     for bench in benchmarks().values():
         rows = [r for r in report.rows if benchmark_of(r.task) is bench]
@@ -77,7 +77,7 @@ def benchmark_tables(report: Report) -> list[tuple[str, list[str], list[list[str
             "Intervals: 95%, Wilson for accuracies, cluster bootstrap over items for derived figures "
             "(±sd: spread over the prompt variants); rows marked * differ in settings (see Differences)."
         ]
-        out.append((bench.title, header, body, notes))
+        out.append((bench.name, bench.title, header, body, notes))
     return out
 
 
@@ -154,10 +154,10 @@ def _run_lines(report: Report) -> list[str]:
 def write_markdown(report: Report, out_dir: Path) -> Path:
     parts = [f"# lm-eval-persian-culture report (pack {__version__})", "", "## Runs", ""]
     parts += [f"- {line}" for line in _run_lines(report)]
-    for title, header, rows, notes in benchmark_tables(report):
+    for name, title, header, rows, notes in benchmark_tables(report):
         parts += ["", f"## {title}", "", _md_table(header, rows), ""] + [f"_{n}_" for n in notes]
         for chart in report.charts:
-            if chart.title.startswith(title) and chart.files:
+            if chart.benchmark == name and chart.files:
                 parts += ["", f"![{chart.title}](charts/{chart.files[0].name})"]
     header, rows = side_by_side(report)
     parts += ["", "## Side by side with other tasks", "", _md_table(header, rows), "", f"_{SIDE_BY_SIDE_NOTE}_"]
@@ -211,11 +211,11 @@ def write_html(report: Report, out_dir: Path) -> Path:
         + "".join(f'<li dir="auto">{_inline_html(line)}</li>' for line in _run_lines(report))
         + "</ul>",
     ]
-    for title, header, rows, notes in benchmark_tables(report):
+    for name, title, header, rows, notes in benchmark_tables(report):
         parts.append(f"<h2>{e(title)}</h2>" + _html_table(header, rows))
         parts += [f"<p class='note'>{e(n)}</p>" for n in notes]
         for chart in report.charts:
-            if chart.title.startswith(title) and chart.files:
+            if chart.benchmark == name and chart.files:
                 png = chart.files[0]
                 data = base64.b64encode(png.read_bytes()).decode("ascii")
                 parts.append(

@@ -157,6 +157,10 @@ class Benchmark:
     # merged into one report row (the report's own: data, judge, prompt and task versions)
     fingerprint: tuple[tuple[str, tuple[str, ...]], ...] = ()
     datasets: tuple[Dataset, ...] = ()  # what its tasks read, for `lm-eval-persian data` and the pre-flight
+    data_note: str = ""  # what else its tasks need, said under `lm-eval-persian data`'s table
+    # environment variables naming a scoring model its tasks load; set to "none" under --predict_only (nothing is
+    # scored, so nothing is loaded), unless the user set them
+    predict_only_env: tuple[str, ...] = ()
     folder: Path | None = None  # set on discovery
 
     @property
@@ -232,6 +236,11 @@ def all_datasets() -> tuple[Dataset, ...]:
     return tuple(ds for bench in benchmarks().values() for ds in bench.datasets)
 
 
+def predict_only_env() -> tuple[str, ...]:
+    """Every benchmark's scoring-model variables that --predict_only switches off."""
+    return tuple(dict.fromkeys(var for bench in benchmarks().values() for var in bench.predict_only_env))
+
+
 def signed_metrics() -> frozenset[str]:
     """Every benchmark's differences that may be negative."""
     return frozenset().union(*(b.signed for b in benchmarks().values()))
@@ -256,6 +265,7 @@ __all__ = [
     "benchmark_of",
     "benchmarks",
     "yaml_task_names",
+    "predict_only_env",
     "signed_metrics",
     "suite_members",
     "tasks_dir",

@@ -41,6 +41,7 @@ BENCHMARK = Benchmark(
         "taarof_gender": "gender-flip",
     },
     leaderboard=(("TaarofBench", "taarof", "accuracy"),),
+    fingerprint=(("prompt version", ("judge_reply_format",)),),  # the judge prompt's reply format
     charts=(
         ConditionChart(
             "TaarofBench: taarof-expected vs non-taarof by condition",

@@ -29,6 +29,11 @@ BENCHMARK = Benchmark(
             xlabel="share of answers scored correct (95% Wilson interval)",
         ),
     ),
+    data_note=(
+        "TARAZ's embedding metrics also need a sentence-embedding model (`embedding_model`; "
+        "see lm_eval_persian_culture/tasks/taraz/README.md)."
+    ),
+    predict_only_env=("PERSIAN_CULTURE_EMBEDDING_MODEL",),  # tasks/taraz/embeddings.EMBEDDING_MODEL_ENV
     datasets=(
         Dataset(
             "TARAZ: BLEnD Iran",
