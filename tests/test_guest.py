@@ -203,7 +203,7 @@ def test_pack_aggregations_get_no_bootstrap_and_lm_evals_own_keep_theirs():
     pack's (closures, unpicklable) keep 0.4.13's "N/A"; lm-eval's own metrics keep their stderr."""
     import lm_eval.api.metrics as metrics
 
-    from lm_eval_persian_culture.scoring.aggregations import make_spread_aggregations
+    from lm_eval_persian_culture.tasks.divan.aggregations import make_spread_aggregations
     from lm_eval_persian_culture.tasks.taarof.aggregations import judge_accuracy
 
     patches._patch_pack_stderr()

@@ -1,4 +1,4 @@
-"""The generic per-prompt helpers added to lm_eval_persian_culture.scoring.aggregations."""
+"""DivanBench's per-prompt and paired aggregations (tasks/divan/aggregations.py) and the shared rates under them."""
 
 from __future__ import annotations
 
@@ -6,13 +6,12 @@ import math
 
 import pytest
 
-from lm_eval_persian_culture.scoring.aggregations import (
+from lm_eval_persian_culture.scoring.aggregations import per_group_rate, rate
+from lm_eval_persian_culture.tasks.divan.aggregations import (
     group_differences,
     intact_pairs_by_group,
     make_spread_aggregations,
     paired_side_rates,
-    per_group_rate,
-    rate,
     std_or_nan,
 )
 

@@ -18,7 +18,8 @@ from lm_eval_persian_culture.judge import client as client_module
 from lm_eval_persian_culture.judge import launch as launch_module
 from lm_eval_persian_culture.judge.cache import CACHE_FILENAME, CachedAnswer, JudgeCache, filesystem_type
 from lm_eval_persian_culture.judge.launch import Launch, SharedBatch, _reset_batch_numbers, shared_batch
-from lm_eval_persian_culture.scoring.aggregations import mean_or_nan, std_or_nan
+from lm_eval_persian_culture.scoring.aggregations import mean_or_nan
+from lm_eval_persian_culture.tasks.divan.aggregations import std_or_nan
 from lm_eval_persian_culture.testing.openai_server import FakeOpenAIServer
 
 TORCHRUN_ENV = {"RANK": "1", "LOCAL_RANK": "1", "WORLD_SIZE": "2", "TORCHELASTIC_RUN_ID": "abc",

@@ -36,17 +36,15 @@ from lm_eval_persian_culture.data.sources import (
 )
 from lm_eval_persian_culture.judge import extractor
 from lm_eval_persian_culture.lm_eval_stack import lm_eval_context
-from lm_eval_persian_culture.scoring.aggregations import (
-    field_is,
-    group_differences,
-    make_spread_aggregations,
-    paired_side_rates,
-    per_group_rate,
-    rate,
-)
+from lm_eval_persian_culture.scoring.aggregations import field_is, per_group_rate, rate
 from lm_eval_persian_culture.scoring.extract import LETTERS, extract_choice, extract_yes_no, yes_no_label
 from lm_eval_persian_culture.scoring.records import encode_record, lm_eval_filter, make_process_results, record_of
 from lm_eval_persian_culture.tasks._taskgen import SIGNED, magnitude_name
+from lm_eval_persian_culture.tasks.divan.aggregations import (
+    group_differences,
+    make_spread_aggregations,
+    paired_side_rates,
+)
 from lm_eval_persian_culture.tasks.divan.chat_template import chat_template_keeps_system
 from lm_eval_persian_culture.tasks.divan.check_prompts import inspect_samples, warn_once
 from lm_eval_persian_culture.text.persian import script_language
