@@ -186,8 +186,8 @@ def format_table(statuses: Sequence[Status], data_dir: Path | None) -> str:
         )
         if blocked and ready:
             lines.append(f"  run the ready ones alone with --tasks {','.join(ready)}")
-    shown = [s.dataset for s in statuses]
-    lines += [b.data_note for b in benchmarks().values() if b.data_note and any(ds in shown for ds in b.datasets)]
+    shown = {s.dataset.name for s in statuses}
+    lines += [b.data_note for b in benchmarks().values() if b.data_note and any(ds.name in shown for ds in b.datasets)]
     return "\n".join(lines)
 
 

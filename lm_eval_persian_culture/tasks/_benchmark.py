@@ -157,6 +157,8 @@ class Benchmark:
     # merged into one report row (the report's own: data, judge, prompt and task versions)
     fingerprint: tuple[tuple[str, tuple[str, ...]], ...] = ()
     datasets: tuple[Dataset, ...] = ()  # what its tasks read, for `lm-eval-persian data` and the pre-flight
+    # (another benchmark's dataset name, its own tasks that read that dataset too)
+    reads_datasets: tuple[tuple[str, tuple[str, ...]], ...] = ()
     data_note: str = ""  # what else its tasks need, said under `lm-eval-persian data`'s table
     # environment variables naming a scoring model its tasks load; set to "none" under --predict_only (nothing is
     # scored, so nothing is loaded), unless the user set them
@@ -232,8 +234,17 @@ def yaml_task_names() -> frozenset[str]:
 
 
 def all_datasets() -> tuple[Dataset, ...]:
-    """Every benchmark's datasets, in the benchmarks' order."""
-    return tuple(ds for bench in benchmarks().values() for ds in bench.datasets)
+    """Every benchmark's datasets, in the benchmarks' order, each serving also the tasks of other benchmarks
+    that declare they read it (``reads_datasets``)."""
+    extra: dict[str, tuple[str, ...]] = {}
+    for bench in benchmarks().values():
+        for name, tasks in bench.reads_datasets:
+            extra[name] = (*extra.get(name, ()), *tasks)
+    found = [ds for bench in benchmarks().values() for ds in bench.datasets]
+    unknown = set(extra) - {ds.name for ds in found}
+    if unknown:
+        raise ValueError(f"reads_datasets names no benchmark's dataset: {sorted(unknown)}")
+    return tuple(replace(ds, tasks=(*ds.tasks, *extra[ds.name])) if ds.name in extra else ds for ds in found)
 
 
 def predict_only_env() -> tuple[str, ...]:

@@ -33,7 +33,7 @@ BENCHMARK = Benchmark(
     datasets=(
         Dataset(
             "PerCul",
-            ("percul*", "taraz_percul_saq*", "taraz", "taraz_judged"),
+            ("percul*",),  # TARAZ adds its PerCul-SAQ tasks (its benchmark.py, reads_datasets)
             GATED,
             "Hugging Face hub teias-ai/percul (gated), splits original_persian and gpt_english_translation",
             ("percul/original_persian.jsonl", "percul/gpt_english_translation.jsonl"),

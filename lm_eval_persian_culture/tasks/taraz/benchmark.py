@@ -34,6 +34,8 @@ BENCHMARK = Benchmark(
         "see lm_eval_persian_culture/tasks/taraz/README.md)."
     ),
     predict_only_env=("PERSIAN_CULTURE_EMBEDDING_MODEL",),  # tasks/taraz/embeddings.EMBEDDING_MODEL_ENV
+    # TARAZ's PerCul-SAQ questions are PerCul's stories: its tasks read PerCul's dataset too
+    reads_datasets=(("PerCul", ("taraz_percul_saq*", "taraz", "taraz_judged")),),
     datasets=(
         Dataset(
             "TARAZ: BLEnD Iran",
