@@ -161,7 +161,8 @@ def test_page_commands_run_as_written(page, stand_ins, tmp_path):
         })  # fmt: skip
         proc = subprocess.run(["bash", "-x", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
                               timeout=1200)  # fmt: skip
-    assert proc.returncode == 0, (page.name, proc.stderr[-6000:])
+    if proc.returncode != 0:  # the whole tail, untruncated: which command failed and how
+        pytest.fail(f"{page.name}: exit {proc.returncode}\n{proc.stderr[-8000:]}", pytrace=False)
     shimmed = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
     calls = sum(len(re.findall(r"(?:^|[\s(&|;$])(?:lm_eval|lm-eval-persian) ", c)) for c in ran)
     assert len(shimmed) >= calls, (page.name, shimmed, ran)  # every lm_eval / lm-eval-persian call ran
