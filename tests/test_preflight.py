@@ -163,7 +163,7 @@ def test_judge_config_error_and_missing_data_in_one_message(tmp_path):
     )
     assert lines[2] == (
         f"  2. data [taarof_non_taarof]: {tmp_path}/taarof/non-taarof.jsonl: not found. The data dir {tmp_path} "
-        "must hold taarof/non-taarof.jsonl (<data_dir>/<benchmark>/<file>, see the README's Data table); "
+        "must hold taarof/non-taarof.jsonl (<data_dir>/<benchmark>/<file>, see the Data table in docs/data.md); "
         "unset data_dir/PERSIAN_CULTURE_DATA_DIR to "
         "read the online release instead."
     )

@@ -1,7 +1,7 @@
-"""The README's served-replicas command, run as written against a local model server and judge server.
+"""The served-replicas command of docs/served-models-and-gpus.md, run as written against a local model server and judge server.
 
 The model's "router" and the judge are two local OpenAI-compatible servers (``FakeOpenAIServer``) on
-the ports the README names' stand-ins; the command is taken from the README's "More than one GPU /
+the ports the page names' stand-ins; the command is taken from the page's "More than one GPU /
 more than one machine" section, with only the URLs, the data folder, the output folder and
 ``--limit`` filled in.
 """
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.e2e
 
 
 def readme_command() -> list[str]:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "served-models-and-gpus.md").read_text(encoding="utf-8")
     section = readme.split("## More than one GPU / more than one machine", 1)[1].split("\n## ", 1)[0]
     block = next(b for b in re.findall(r"```bash\n(.*?)```", section, flags=re.S) if "local-chat-completions" in b)
     lines = [line for line in block.replace("\\\n", " ").splitlines() if line.startswith("lm_eval ")]
