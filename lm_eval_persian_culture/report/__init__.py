@@ -43,7 +43,8 @@ def export_main(argv: list[str] | None = None) -> int:
         "--out",
         type=Path,
         required=True,
-        help="a .csv file (csv, partai) or a folder (hf-leaderboard: results/ and requests/)",
+        help="a .csv file (csv, partai) or a folder (hf-leaderboard: results/ and requests/; eee: "
+        "<benchmark>/<developer>/<model>/<uuid>.json; eval-results: .eval_results/<column>.yaml)",
     )
     parser.add_argument(
         "--allow-subset",
@@ -52,10 +53,34 @@ def export_main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="export scores of runs cut by --limit (refused otherwise); the row's Subset column names each such score",
     )
+    parser.add_argument(
+        "--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals of eee and eval-results"
+    )
+    parser.add_argument(
+        "--hub-dataset",
+        "--hub_dataset",
+        dest="hub_datasets",
+        action="append",
+        default=[],
+        metavar="BENCHMARK=ORG/NAME",
+        help="eval-results: the Hub dataset id of a benchmark that declares none (e.g. taarof=org/taarofbench)",
+    )
     args = parser.parse_args(argv)
+    hub_datasets = {}
+    for item in args.hub_datasets:
+        bench, sep, repo = item.partition("=")
+        if not sep or not bench.strip() or "/" not in repo:
+            parser.error(f"--hub-dataset {item!r}: expected BENCHMARK=ORG/NAME, e.g. taarof=org/taarofbench")
+        hub_datasets[bench.strip()] = repo.strip()
     warnings: list[str] = []
     paths = export(
-        args.inputs, args.format, args.out, allow_subset=args.allow_subset, warnings=warnings
+        args.inputs,
+        args.format,
+        args.out,
+        allow_subset=args.allow_subset,
+        warnings=warnings,
+        resamples=args.bootstrap,
+        hub_datasets=hub_datasets,
     )  # ReportInputError: exit 2 (cli)
     for path in paths:
         print(path)

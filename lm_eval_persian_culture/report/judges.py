@@ -59,7 +59,11 @@ def _member(value) -> dict | None:
     if isinstance(value, dict):
         model = value.get("model") or value.get("judge_model") or value.get("name")
         if isinstance(model, str) and model.strip() and model.strip().lower() != "none":
-            return {**{k: v for k, v in value.items() if k != "settings"}, "model": model.strip()}
+            out = {**{k: v for k, v in value.items() if k != "settings"}, "model": model.strip()}
+            temperature = (value.get("settings") or {}).get("temperature")
+            if isinstance(temperature, (int, float)) and not isinstance(temperature, bool):
+                out.setdefault("temperature", temperature)  # what shaped the verdicts, kept for exports
+            return out
     return None
 
 
