@@ -24,6 +24,7 @@ from pathlib import Path
 
 from lm_eval_persian_culture._version import __version__
 from lm_eval_persian_culture.report.benchmarks import SIGNED_METRICS, benchmark_of
+from lm_eval_persian_culture.report.columns import leaderboard_columns, scored_docs
 from lm_eval_persian_culture.report.judges import JudgeInfo
 from lm_eval_persian_culture.report.runs import Run
 from lm_eval_persian_culture.report.scores import Score, score
@@ -32,18 +33,6 @@ from lm_eval_persian_culture.tasks._benchmark import all_datasets
 EEE_SCHEMA_VERSION = "0.3.0"
 LOCAL_ENGINES = {"hf": "transformers", "vllm": "vllm", "sglang": "sglang", "hf-multimodal": "transformers"}
 SERVED = {"openai-completions", "openai-chat-completions", "anthropic-completions", "anthropic-chat-completions"}
-
-
-def _leaderboard_columns() -> list[tuple[str, str, str]]:
-    from lm_eval_persian_culture.report.export import leaderboard_columns
-
-    return leaderboard_columns()
-
-
-def _scored(run: Run, task: str) -> tuple[int, int] | None:
-    from lm_eval_persian_culture.report.export import scored_docs
-
-    return scored_docs(run, task)
 
 
 def _slug(text: str) -> str:
@@ -61,7 +50,7 @@ def _run_date(run: Run) -> str | None:
 def column_scores(row: dict, resamples: int) -> list[tuple[str, str, str, Score]]:
     """(column, task, metric, Score with n and interval) for each filled column of an export row."""
     out = []
-    for column, task, metric in _leaderboard_columns():
+    for column, task, metric in leaderboard_columns():
         run = row["sources"].get(column)
         if run is None:
             continue
@@ -74,7 +63,7 @@ def column_scores(row: dict, resamples: int) -> list[tuple[str, str, str, Score]
 def _details(row: dict, column: str, task: str, s: Score) -> dict[str, str]:
     """Strings for a result's details: n, interval method, subset and docs scored, judge."""
     out = {"task": task, "metric": s.metric, "n": str(s.n) if s.n else "unknown"}
-    counts = _scored(s.run, task)
+    counts = scored_docs(s.run, task)
     if counts:
         out.update(docs_scored=str(counts[0]), docs_total=str(counts[1]))
     out["subset"] = "true" if column in row["subsets"] else ("false" if counts else "unknown")
@@ -298,7 +287,7 @@ def eval_result_entries(
     """(file stem, one .eval_results entry as YAML data) per filled column that has a Hub dataset id."""
     hub_datasets = hub_datasets or {}
     tasks_per_dataset: dict[tuple[str, str], int] = {}
-    for _c, task, _m in _leaderboard_columns():
+    for _c, task, _m in leaderboard_columns():
         key = (str(hub_dataset_of(task, hub_datasets)), task)
         tasks_per_dataset[key] = tasks_per_dataset.get(key, 0) + 1
     out = []
