@@ -3,11 +3,14 @@
 Where it is read from, first found wins:
 
 1. ``configs.<task>.metadata.judge`` in the results JSON, written by the judge filter when it ran (one
-   judge: ``{"model", "backend", ...}``; a jury: a list of such members, or an object whose ``members``
-   (or ``jury`` / ``judges``) is that list, with an optional ``aggregation`` / ``rule``);
-2. the sample records, which name the judge of every verdict (``judge_model``);
-3. ``metadata.judge_model`` (a name, or a list for a jury), only for a task that reports ``judge_errors``:
-   ``--metadata`` lands in every task of a run, judged or not, so the setting alone names no judge.
+   judge: ``{"model", "backend", ...}``; a jury: a list of such members, or an object whose ``jury`` (or
+   ``members`` / ``judges``) is that list, with an optional ``tie_rule`` (a strict majority, ties broken by
+   it) or ``aggregation`` / ``rule``);
+2. the sample records, which name the judge of every verdict (``judge_model``; a jury's record lists its
+   members under ``jury``);
+3. ``metadata.judge_model`` (a name, or a list for a jury) or ``metadata.judge_jury``, only for a task that
+   reports ``judge_errors``: ``--metadata`` lands in every task of a run, judged or not, so the setting
+   alone names no judge.
 
 A task no judge scored has none (``None``); ``judge_model=none`` (judging switched off) is none too.
 """
@@ -74,6 +77,8 @@ def judge_from_value(value) -> JudgeInfo | None:
         jury = next((value[k] for k in JURY_KEYS if isinstance(value.get(k), list)), None)
         if jury is not None:
             rule = next((str(value[k]) for k in RULE_KEYS if isinstance(value.get(k), str)), "")
+            if not rule and isinstance(value.get("tie_rule"), str):  # a strict majority, ties broken by this rule
+                rule = f"majority, tie: {value['tie_rule']}"
             value = jury
     members = [m for m in (map(_member, value) if isinstance(value, list) else [_member(value)]) if m]
     if not members:
@@ -87,6 +92,12 @@ def _from_samples(run: Run, task: str) -> JudgeInfo | None:
     for sample in samples or ():
         for resp in sample.get("filtered_resps") or ():
             record = decode_record(resp)
+            if record and isinstance(record.get("jury"), list):  # a jury: each member's identity
+                members = [{"model": m.get("judge_model")} for m in record["jury"] if isinstance(m, dict)]
+                tie = record.get("jury_tie_rule")
+                found_jury = judge_from_value({"jury": members, **({"tie_rule": tie} if isinstance(tie, str) else {})})
+                if found_jury is not None:
+                    return found_jury
             names = record.get("judge_model") if record else None
             for name in names if isinstance(names, list) else [names]:
                 if isinstance(name, str) and name and name.lower() != "none" and name not in found:
@@ -116,7 +127,9 @@ def task_judge(run: Run, task: str) -> JudgeInfo | None:
     if from_samples is not None:
         return from_samples
     judged = any(key.partition(",")[0] == "judge_errors" for key in run.results.get(task, {}))
-    return judge_from_value(meta.get("judge_model")) if judged else None
+    if not judged:
+        return None
+    return judge_from_value({"jury": meta["judge_jury"]} if meta.get("judge_jury") else meta.get("judge_model"))
 
 
 def run_judges(run: Run) -> dict[str, list[str]]:

@@ -125,3 +125,39 @@ def test_the_papers_judges_are_recorded_in_references():
     taraz = load_references("taraz")
     assert {r.get("judge") for r in taraz if r["metric"] == "judge_match"} == {"gpt-5"}
     assert all("judge" not in r for r in taraz if r["metric"] != "judge_match")
+
+
+# The shapes branch jury31 (issue #31) writes: metadata.judge = {"jury": [members], "tie_rule", "figures"}, and a
+# sample record naming every member under "jury" with judge_model "jury(a, b, c)"
+JURY31_METADATA = {
+    "jury": [
+        {"name": "a", "backend": "openai-compatible", "model": "judge-a", "settings": {"temperature": 0.0}},
+        {"name": "b", "backend": "transformers (in-process)", "model": "hf:org/j-b", "revision": "abc"},
+        {"name": "c", "backend": "openai-compatible", "model": "judge-c"},
+    ],
+    "tie_rule": "not_met",
+    "figures": {"fleiss_kappa": 0.5},
+}
+
+
+def test_a_jury_as_branch_jury31_records_it(tmp_path):
+    write_run(tmp_path / "runs", {"judge": JURY31_METADATA})
+    (run,) = load_runs([tmp_path / "runs"])
+    judge = task_judge(run, "taarof_expected")
+    assert judge.models == ("judge-a", "hf:org/j-b", "judge-c") and judge.is_jury
+    assert judge.label == "jury of 3, majority, tie: not_met: judge-a, hf:org/j-b, judge-c"
+    assert judge.members[0]["temperature"] == 0.0 and judge.members[1]["revision"] == "abc"
+
+
+def test_a_jury_read_from_its_sample_records(tmp_path):
+    write_run(tmp_path / "runs", {})
+    record = {
+        "verdict": "yes",
+        "judge_model": "jury(judge-a, judge-b, judge-c)",
+        "jury": [{"judge": n, "verdict": "yes", "judge_model": f"judge-{n}"} for n in "abc"],
+        "jury_tie_rule": "first",
+    }
+    line = {"doc_id": 0, "doc": {}, "filter": "judge", "filtered_resps": [json.dumps(record)]}
+    (tmp_path / "runs" / "samples_taarof_expected_2026-11-25T07-00-00.000000.jsonl").write_text(json.dumps(line) + "\n")
+    (run,) = load_runs([tmp_path / "runs"])
+    assert task_judge(run, "taarof_expected").label == "jury of 3, majority, tie: first: judge-a, judge-b, judge-c"

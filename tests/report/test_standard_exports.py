@@ -21,7 +21,9 @@ from lm_eval_persian_culture.report.export import export
 SCHEMA = Path(__file__).parent / "fixtures" / "eee" / "eval.schema.json"
 SIZES = {"taarof_expected": 311, "taarof_non_taarof": 139, "divan_factual": 40, "divan_binary": 60}
 FAKE = {"backend": "openai-compatible", "model": "fake-judge", "settings": {"temperature": 0.0}}
-JURY = {"members": [{"model": "gpt-4"}, {"model": "hf:org/j2"}, {"model": "j3"}], "aggregation": "majority"}
+# a jury as branch jury31 (issue #31) records it: members under "jury", a strict majority with a tie rule
+JURY = {"jury": [{"name": "a", "model": "gpt-4"}, {"name": "b", "model": "hf:org/j2"}, {"name": "c", "model": "j3"}],
+        "tie_rule": "not_met"}  # fmt: skip
 
 
 def write_run(folder: Path, judge: dict | None = FAKE, limit: int | None = None) -> Path:
@@ -99,6 +101,7 @@ def test_eee_records_a_jury_as_a_jury_and_a_subset_as_a_subset(tmp_path):
     scoring = result["metric_config"]["llm_scoring"]
     assert [j["model_info"]["name"] for j in scoring["judges"]] == ["gpt-4", "hf:org/j2", "j3"]
     assert scoring["aggregation_method"] == "majority_vote" and scoring["additional_details"]["jury"] == "true"
+    assert scoring["additional_details"]["rule"] == "majority, tie: not_met"
     details = result["score_details"]["details"]
     assert details["subset"] == "true" and (details["docs_scored"], details["docs_total"]) == ("10", "450")
     assert result["score_details"]["uncertainty"]["num_samples"] == 10
