@@ -15,6 +15,8 @@ from pathlib import Path
 from lm_eval_persian_culture.report.scores import Score
 
 SMALL_N = 30
+CAP_SIZE_PT = 2.5  # half the error bar cap's height
+LABEL_GAP_PT = 4.0  # between the end of a bar's error bar (its cap) and the value label
 FONT_FAMILY = ["DejaVu Sans"]
 PALETTE = ["#3b7dd8", "#e07b39", "#4aa564", "#c9473d", "#8a63c7", "#7f7f7f", "#c2a02c", "#2aa3b0"]
 
@@ -113,19 +115,30 @@ def figure_for(chart: Chart):
             color=PALETTE[j % len(PALETTE)],
             label=name,
             xerr=[lo_err, hi_err],
-            capsize=2.5,
+            capsize=CAP_SIZE_PT,
             error_kw={"elinewidth": 1, "ecolor": "#333333"},
         )
-        for y, x, hi, s in zip(ys, xs, hi_err, [s for s in chart.series[name] if s is not None]):
-            label = f" {x:+.3f}" if chart.signed else f" {x:.3f}"
+        for y, x, lo, hi, s in zip(ys, xs, lo_err, hi_err, [s for s in chart.series[name] if s is not None]):
+            label = f"{x:+.3f}" if chart.signed else f"{x:.3f}"
             label += f" (n={s.n})" if s.n else ""
-            ax.text(x + hi if x >= 0 else x - 0, y, label, va="center", fontsize=7, color="#222222")
+            # beyond the error bar's cap, a few points clear of it (at the cap, "1.000 (n=1)" touched it)
+            right = x >= 0
+            ax.annotate(
+                label,
+                xy=(x + hi if right else x - lo, y),
+                xytext=(LABEL_GAP_PT if right else -LABEL_GAP_PT, 0),
+                textcoords="offset points",
+                ha="left" if right else "right",
+                va="center",
+                fontsize=7,
+                color="#222222",
+            )
     ax.set_yticks(range(n_cat), chart.categories)
     ax.invert_yaxis()
     lo = min(values_seen)
     hi = max(values_seen)
     if chart.signed:
-        bound = max(abs(lo), abs(hi), 0.05) * 1.25
+        bound = max(abs(lo), abs(hi), 0.05) * 1.4  # room for the value labels beyond the caps
         ax.set_xlim(-bound, bound)
         ax.axvline(0, color="#444444", linewidth=0.8)
     else:

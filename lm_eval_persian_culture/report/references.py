@@ -14,13 +14,15 @@ File layout::
       "rows": [
         {"model": "GPT-4o", "task": "percul", "metric": "macro_accuracy", "value": 0.7345,
          "printed": "73.45", "source": "Table 3", "condition": "persian", "n": 592,
-         "kind": "model" | "human", "note": "..."},
+         "kind": "model" | "human", "note": "...", "judge": "gpt-4"},
         ...
       ]
     }
 
 ``model``, ``task`` (a pack task or group), ``metric`` (a metric that task reports), ``value``
-and ``source`` (table or figure of the paper) are required; the rest is optional.
+and ``source`` (table or figure of the paper) are required; the rest is optional. ``judge`` names the
+model that scored a judged row (the paper's judge: ``gpt-4`` for TaarofBench, ``gpt-5`` for TARAZ's
+``judge_match``); the report notes every run row judged by another judge beside such a row.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from lm_eval_persian_culture.errors import PackUserError
 from lm_eval_persian_culture.tasks._benchmark import benchmarks
 
 REQUIRED = {"model": str, "task": str, "metric": str, "value": (int, float), "source": str}
-OPTIONAL = {"printed": str, "condition": str, "n": int, "kind": str, "note": str, "std": (int, float)}
+OPTIONAL = {"printed": str, "condition": str, "n": int, "kind": str, "note": str, "std": (int, float), "judge": str}
 KINDS = ("model", "human")
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from lm_eval_persian_culture._version import __version__
 from lm_eval_persian_culture.report.benchmarks import SIGNED_METRICS, benchmark_of, benchmarks
 from lm_eval_persian_culture.report.build import Report, Row
+from lm_eval_persian_culture.report.judges import run_judges, same_judge, task_judge
 from lm_eval_persian_culture.report.scores import Score, task_metrics
 from lm_eval_persian_culture.tasks._taskgen import is_signed
 
@@ -44,29 +45,55 @@ def fmt_score(s: Score | None) -> str:
 
 
 def benchmark_tables(report: Report) -> list[tuple[str, str, list[str], list[list[str]], list[str]]]:
-    """(benchmark, title, header, rows, notes) per benchmark; paper rows after the runs' rows of the same task."""
+    """(benchmark, title, header, rows, notes) per benchmark; paper rows after the runs' rows of the same task.
+
+    Where a row was scored by a judge (a run's, or the paper's from references.json), a ``judge`` column names
+    it; a paper row whose judge is not the judge of a run row beside it is marked † and a note says so."""
     out = []
     for bench in benchmarks().values():
         rows = [r for r in report.rows if benchmark_of(r.task) is bench]
         if not rows:
             continue
         metrics = [m for m in bench.headline if any(m in r.scores for r in rows)]
-        header = ["model", "task", *metrics]
-        body = []
         tasks = list(dict.fromkeys(r.task for r in sorted(rows, key=lambda r: (not r.is_group, r.task))))
+        judge_of = {id(r): task_judge(r.run, r.task) for r in rows}
+        refs_of = {
+            task: [ref for ref in report.references if ref["task"] == task and ref["metric"] in metrics]
+            for task in tasks
+        }
+        show_judge = any(judge_of.values()) or any(ref.get("judge") for refs in refs_of.values() for ref in refs)
+        header = ["model", "task", *(["judge"] if show_judge else []), *metrics]
+        body, judge_notes = [], []
         for task in tasks:
-            for r in [r for r in rows if r.task == task]:
+            task_rows = [r for r in rows if r.task == task]
+            for r in task_rows:
                 label = r.model + (" *" if _differs(report, r) else "")
+                judge = judge_of[id(r)]
                 body.append(
-                    [label, task + (" (group)" if r.is_group else ""), *[fmt_score(r.scores.get(m)) for m in metrics]]
+                    [
+                        label,
+                        task + (" (group)" if r.is_group else ""),
+                        *([judge.label if judge else ""] if show_judge else []),
+                        *[fmt_score(r.scores.get(m)) for m in metrics],
+                    ]
                 )
-            refs = [ref for ref in report.references if ref["task"] == task and ref["metric"] in metrics]
+            refs = refs_of[task]
             for model in dict.fromkeys(ref["model"] for ref in refs):
                 cells = {ref["metric"]: ref for ref in refs if ref["model"] == model}
+                paper_judges = list(dict.fromkeys(ref["judge"] for ref in cells.values() if ref.get("judge")))
+                mark = ""
+                for paper_judge in paper_judges:
+                    others = [r for r in task_rows if not same_judge(judge_of[id(r)], paper_judge)]
+                    if others:
+                        mark = " †"
+                        note = _judge_note(task, paper_judge, others, judge_of)
+                        if note not in judge_notes:
+                            judge_notes.append(note)
                 body.append(
                     [
                         f"paper: {model}",
                         task,
+                        *([", ".join(paper_judges) + mark] if show_judge else []),
                         *[
                             (fmt(cells[m]["value"], m in SIGNED) + f" ({cells[m]['source']})") if m in cells else ""
                             for m in metrics
@@ -77,8 +104,21 @@ def benchmark_tables(report: Report) -> list[tuple[str, str, list[str], list[lis
             "Intervals: 95%, Wilson for accuracies, cluster bootstrap over items for derived figures "
             "(±sd: spread over the prompt variants); rows marked * differ in settings (see Differences)."
         ]
-        out.append((bench.name, bench.title, header, body, notes))
+        if show_judge:
+            notes.append(
+                "judge: the model (or jury) that scored the row; only the paper's judge reproduces the paper's "
+                "protocol, so a paper row marked † sits beside runs scored by another judge."
+            )
+        out.append((bench.name, bench.title, header, body, notes + judge_notes))
     return out
+
+
+def _judge_note(task: str, paper_judge: str, rows: list[Row], judge_of: dict) -> str:
+    runs = "; ".join(f"{judge_of[id(r)].label if judge_of[id(r)] else 'no judge recorded'} ({r.model})" for r in rows)
+    return (
+        f"† `{task}`: the paper's rows were scored by {paper_judge}, the runs' rows by {runs}: another judge, "
+        "so the difference is not the model's alone."
+    )
 
 
 def _differs(report: Report, row: Row) -> bool:
@@ -148,7 +188,16 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def _run_lines(report: Report) -> list[str]:
-    return [f"{r.model} - `{r.path}` ({len(r.results)} tasks and groups)" for r in report.runs]
+    lines = []
+    for run in report.runs:
+        judges = run_judges(run)
+        judged = "; ".join(
+            f"judge: {label}" + (f" ({', '.join(tasks)})" if len(judges) > 1 else "") for label, tasks in judges.items()
+        )
+        lines.append(
+            f"{run.model} - `{run.path}` ({len(run.results)} tasks and groups)" + (f"; {judged}" if judged else "")
+        )
+    return lines
 
 
 def write_markdown(report: Report, out_dir: Path) -> Path:
@@ -213,7 +262,7 @@ def write_html(report: Report, out_dir: Path) -> Path:
     ]
     for name, title, header, rows, notes in benchmark_tables(report):
         parts.append(f"<h2>{e(title)}</h2>" + _html_table(header, rows))
-        parts += [f"<p class='note'>{e(n)}</p>" for n in notes]
+        parts += [f"<p class='note'>{_inline_html(n)}</p>" for n in notes]
         for chart in report.charts:
             if chart.benchmark == name and chart.files:
                 png = chart.files[0]

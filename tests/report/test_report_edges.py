@@ -155,3 +155,25 @@ def test_chart_legend_covers_no_value_label():
         import matplotlib.pyplot as plt
 
         plt.close(fig)
+
+
+def test_value_labels_stand_clear_of_the_error_bar_caps():
+    # 1 of 1 correct: the Wilson interval ends at 1.000, so the cap sits where the bar ends, and the label began
+    # right there (" 1.000 (n=1)": a space's width from the cap)
+    chart = Chart("t - m", ["a", "b"], {"m": [_score(1.0, n=1), _score(0.5, n=12)]})
+    fig = figure_for(chart)
+    try:
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        ax = fig.axes[0]
+        texts = sorted(ax.texts, key=lambda t: -t.get_window_extent(renderer).y0)  # top bar first
+        assert [t.get_text() for t in texts] == ["1.000 (n=1)", "0.500 (n=12)"]  # no space standing in for a gap
+        for text, s in zip(texts, chart.series["m"]):
+            box = text.get_window_extent(renderer)
+            cap_x, _ = ax.transData.transform((s.high, (box.y0 + box.y1) / 2))  # the cap at the interval's end
+            points = (box.x0 - cap_x) * 72 / fig.dpi
+            assert points >= 3, f"{text.get_text()!r} starts {points:.1f} pt right of its error bar's cap"
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)

@@ -26,3 +26,14 @@ def test_report_of_a_run_without_charts_creates_its_out_folder(tmp_path, capsys)
     assert "arc_easy" in md and "0.250" in md
     assert (out / "report.html").is_file()
     assert not (out / "charts").exists()
+
+
+def test_report_help_is_plain_text_and_names_the_default_out(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as done:
+        report_main(["--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    assert "``" not in text  # the module docstring's markup stays out of --help
+    assert "(default: report" in " ".join(text.split())
