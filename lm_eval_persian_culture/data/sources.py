@@ -428,7 +428,8 @@ def local_path(source: SourceFile, data_dir: Path) -> Path:
             otherwise = f"unset data_dir/{DATA_DIR_ENV} to read the online release instead."
         raise DataNotFoundError(
             f"{path}: not found. The data dir {data_dir} must hold "
-            f"{source.benchmark}/{source.filename} (<data_dir>/<benchmark>/<file>, see the Data table in docs/data.md); "
+            f"{source.benchmark}/{source.filename} (<data_dir>/<benchmark>/<file>, see the Data table in "
+            "docs/data.md); "
             f"{otherwise}"
         )
     return path

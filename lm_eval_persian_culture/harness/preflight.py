@@ -361,7 +361,8 @@ def check_served_tokenizer(report: PreflightReport, model: Any, model_args: Any)
         f"--model local-completions, model={name!r} and no tokenizer: lm-eval would load a Hugging Face tokenizer "
         f"named {name!r} (the server does not tokenize for it) and fail. Add tokenizer=<the served model's "
         "tokenizer: a Hugging Face hub id or directory> to --model_args, and for llama.cpp's server "
-        "tokenized_requests=False (it tokenizes the text itself); see docs/served-models-and-gpus.md, 'Served models (llama.cpp)'",
+        "tokenized_requests=False (it tokenizes the text itself); see docs/served-models-and-gpus.md, "
+        "'Served models (llama.cpp)'",
         ", ".join(report.tasks),
     )
 

@@ -1,4 +1,5 @@
-"""The served-replicas command of docs/served-models-and-gpus.md, run as written against a local model server and judge server.
+"""The served-replicas command of docs/served-models-and-gpus.md, run as written against a local model server
+and judge server.
 
 The model's "router" and the judge are two local OpenAI-compatible servers (``FakeOpenAIServer``) on
 the ports the page names' stand-ins; the command is taken from the page's "More than one GPU /
