@@ -11,6 +11,16 @@ from lm_eval_persian_culture.testing.openai_server import FakeOpenAIServer
 from tests.scripted_runs import judge_metadata
 
 
+@pytest.fixture(autouse=True)
+def _extractor_off_afterwards():
+    """The extractor a run configures is the process's (lm-eval re-executes utils.py): switched off after each
+    test, so later tests that call the filter directly do not ask this test's stopped server."""
+    yield
+    from lm_eval_persian_culture.tasks.cac import utils
+
+    utils.EXTRACTOR.settings = None
+
+
 def test_only_unreadable_replies_go_to_the_extractor(tmp_path):
     # Nigeria: c1 unreadable (accepted 2..3); the rest read by the rules: c2 2 (2..2) right,
     # c3 2 (1..1) wrong, c4 1 (2..3) wrong, c5 5 (2..5) right, c6 3 (4..5) wrong -> 2/6 without the extractor
