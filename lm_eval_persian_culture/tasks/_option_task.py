@@ -37,15 +37,15 @@ The contract (this is what a new benchmark writes; the public API below stays st
 and its ``_generate_configs.py`` writes the YAML's ``metric_list`` with ``higher_is_better`` from
 :func:`higher_is_better`.
 
-Reading (:meth:`OptionTask.read`, rules only). The pack's one answer grammar
-(``scoring.extract.read_option``) over ``len(options(doc))`` options: digits 1..n always, letters A-D and
-الف-د when ``labels="letters"`` (or ``reads_letters=True``), the option texts (quoted, inflected,
-shortened), JSON replies with the usual keys (``{"answer": "B"}``, ``{"response": 3}``, ``{"choice": 2}``),
-``<think>`` blocks dropped. It only ever returns an option the item has: «ج» on a two-option item is no
-answer. When unsure it returns None (invalid), never a guess. A reply that repeats the prompt's shape into
-an invented next item ("3\\n\\nConversation 2: ... Response 1: ...") is cut at the first line starting with
-one of ``next_item``'s headers (followed by an optional number and a colon) before it is read, when
-something precedes that line; "Question N:" lines are always such a header.
+Reading (:meth:`OptionTask.read`, rules only). The pack's one answer grammar (``scoring.extract.read_option``)
+over ``len(options(doc))`` options: digits 1..n always, the item's letters among A-D and الف-د when
+``labels="letters"`` (or ``reads_letters=True``; a fifth letter and beyond is left to the LLM extractor), the
+option texts (quoted, inflected, shortened), JSON replies with the usual keys (``{"answer": "B"}``,
+``{"response": 3}``, ``{"choice": 2}``), ``<think>`` blocks dropped. It only ever returns an option the item
+has: «ج» on a two-option item is no answer. When unsure it returns None (invalid), never a guess. A reply
+that repeats the prompt's shape into an invented next item ("3\n\nConversation 2: ... Response 1: ...") is
+cut before it is read, when something precedes it: at the first line opening with one of ``next_item``'s
+headers (an optional number, a colon), with "Question N:", or with a question followed by an option list.
 
 LLM-extractor fallback. When the run configures a judge (``judge_model``, see docs), replies the rules
 cannot read go to it, unless ``<switch>=false``. It sees ``question(doc)`` and the options labelled as
@@ -72,6 +72,13 @@ extractor calls), and for each ``{field: {metric: value}}`` the accuracy over th
 that value (NaN when the run has none, e.g. under ``--limit``). Pure functions of the record list (lm-eval
 0.5 calls them many times for bootstrap stderr). ``OptionTask.EXTRACTION_METRICS`` names the last three.
 
+Fields: ``name``, ``switch``, ``options``, ``question`` (required); exactly one of ``gold(doc) -> index`` and
+``correct(doc, index | None) -> bool``; ``labels`` ("numbers"), ``reads_letters`` (None: as ``labels``),
+``fields`` (()), ``more(doc, index | None) -> dict`` (None), ``next_item`` (()), ``spell`` (None: as
+``labels``), ``answer_key`` ("answer"), ``by_key`` ("read_by"), ``key`` (the extractor's cache and progress
+name; default ``name.lower()``), ``cut_warning`` (a message with one ``%d``, logged when replies stop inside
+an unclosed ``<think>`` block).
+
 lm-eval executes a task's ``utils.py`` anew for every ``!function``: an OptionTask keeps no state of its
 own (the extractor is the process's one ``judge.extractor.fallback`` object for ``switch``), so the copies
 agree. Declare only the OptionTask instance in ``utils.py``, never a dataclass or other class of your own
@@ -86,12 +93,12 @@ from functools import partial
 from typing import Any
 
 from lm_eval_persian_culture.judge import extractor
+from lm_eval_persian_culture.judge.extractor import OPTION_LETTERS
 from lm_eval_persian_culture.judge.settings import JudgeSettings
 from lm_eval_persian_culture.scoring.aggregations import make_field_rates, rate
 from lm_eval_persian_culture.scoring.extract import read_option
 from lm_eval_persian_culture.scoring.records import encode_record, filter_outputs_are_lists, record_of
 
-OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 LABELS = ("letters", "numbers")
 SPELLINGS = ("letter", "number")
 
