@@ -16,6 +16,7 @@ from lm_eval_persian_culture._version import __version__
 from lm_eval_persian_culture.report.benchmarks import SIGNED_METRICS, benchmark_of, benchmarks
 from lm_eval_persian_culture.report.build import Report, Row
 from lm_eval_persian_culture.report.judges import run_judges, same_judge, task_judge
+from lm_eval_persian_culture.report.references import reference_notes
 from lm_eval_persian_culture.report.scores import Score, task_metrics
 from lm_eval_persian_culture.tasks._taskgen import is_signed
 
@@ -50,6 +51,7 @@ def benchmark_tables(report: Report) -> list[tuple[str, str, list[str], list[lis
     Where a row was scored by a judge (a run's, or the paper's from references.json), a ``judge`` column names
     it; a paper row whose judge is not the judge of a run row beside it is marked † and a note says so."""
     out = []
+    no_table = reference_notes()  # benchmarks whose paper's table is not available: the note instead
     for bench in benchmarks().values():
         rows = [r for r in report.rows if benchmark_of(r.task) is bench]
         if not rows:
@@ -109,6 +111,8 @@ def benchmark_tables(report: Report) -> list[tuple[str, str, list[str], list[lis
                 "judge: the model (or jury) that scored the row; only the paper's judge reproduces the paper's "
                 "protocol, so a paper row marked † sits beside runs scored by another judge."
             )
+        if bench.name in no_table:
+            notes.append(f"Paper: no published table to compare with ({no_table[bench.name]}).")
         out.append((bench.name, bench.title, header, body, notes + judge_notes))
     return out
 

@@ -11,6 +11,16 @@ from lm_eval_persian_culture.testing.openai_server import FakeOpenAIServer
 from tests.scripted_runs import judge_metadata
 
 
+@pytest.fixture(autouse=True)
+def _extractor_off_afterwards():
+    """The extractor a run configures is the process's (lm-eval re-executes utils.py): switched off after each
+    test, so later tests that call the filter directly do not ask this test's stopped server."""
+    yield
+    from lm_eval_persian_culture.tasks.percul import utils
+
+    utils.EXTRACTOR.settings = None
+
+
 def test_only_unreadable_replies_go_to_the_extractor(tmp_path):
     # the sheet's only unreadable Persian reply is story 6_O_RIT (gold Choice 2); the server says "2"
     with FakeOpenAIServer(answer=lambda prompt, body: "2") as server:
