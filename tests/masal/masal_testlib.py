@@ -42,12 +42,14 @@ EXPECTED = {
         "irrelevant_rate": 1 / 7,
         "invalid_rate": 1 / 7,
         "llm_extracted_rate": 0.0,
+        "llm_extractor_errors": 0,  # no judge configured: the extractor is never asked
     },
     "masal_cross_cultural": {
         "accuracy": 2 / 4,
         "irrelevant_rate": 1 / 4,
         "invalid_rate": 1 / 4,
         "llm_extracted_rate": 0.0,
+        "llm_extractor_errors": 0,  # no judge configured: the extractor is never asked
     },
 }
 

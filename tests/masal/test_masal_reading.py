@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from lm_eval_persian_culture.tasks.masal.utils import doc_record, read_pick
+from lm_eval_persian_culture.scoring.records import encode_record
+from lm_eval_persian_culture.tasks.masal.utils import TASK, read_pick
 
 CONTEXTUAL = {
     "options": ["همیشه کسی ماهرتر از تو پیدا می‌شه.", "دست‌های زیادی روی هم قرار گرفته.",
@@ -38,6 +39,13 @@ CONTEXTUAL_REPLIES = [
     ("B", 1),
     ("Answer: D", 3),
     ("دست‌های زیادی روی هم قرار گرفته.", 1),  # the option's text alone
+    # a base model going on into an invented next item in the prompt's shape: read up to it
+    (
+        "ب\n\nمکالمه:\nعلی: فردا میای؟\nرضا: کار از کار گذشته.\n\nسؤال:\nرضا چه منظوری داشت؟\n\nگزینه‌ها:\n"
+        "الف) دیر شده.\nب) کار تموم شده.\nج) ...\nد) ...\n\nپاسخ: د",
+        1,
+    ),
+    ('{"answer": "ج"}', 2),  # a pick in JSON
     ("الف یا ب", None),  # a hedge
     ("نمی‌دانم.", None),
 ]
@@ -54,6 +62,7 @@ CROSS_REPLIES = [
     ("پاسخ: د", None),
     ("C", None),
     ("Answer: D", None),
+    ("الف\n\nضرب‌المثل فارسی:\nهر که بامش بیش برفش بیشتر.\n\nگزینه‌ها:\nالف) ...\nب) ...\n\nب", 0),
 ]
 
 
@@ -67,8 +76,8 @@ def test_cross_cultural_replies_name_only_the_items_options(reply, expected):
     assert read_pick(reply, CROSS) == expected
 
 
-def test_a_pick_outside_the_item_is_never_scored_as_a_role():
-    # whatever a reader returns, an index the item does not have is an invalid reply, not a pick
-    record = doc_record(CROSS, 2, "rule")
-    assert record["invalid"] == 1 and record["correct"] == 0 and record["picked_role"] is None
-    assert doc_record(CONTEXTUAL, 1)["picked_role"] == "Literal Trap"
+def test_the_record_names_the_role_of_the_pick():
+    record = TASK.record(CONTEXTUAL, encode_record({"reply": "ب", "answer": "B", "read_by": "rule"}))
+    assert record["picked_role"] == "Literal Trap" and record["correct"] == 0 and record["invalid"] == 0
+    record = TASK.record(CROSS, encode_record({"reply": "ج", "answer": None, "read_by": None}))
+    assert record["picked_role"] is None and record["invalid"] == 1 and record["roles"] == CROSS["roles"]

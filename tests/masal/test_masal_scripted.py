@@ -25,10 +25,10 @@ def test_metrics_equal_the_hand_figures(run, task):
 def test_every_item_is_scored_once_and_the_record_names_the_picked_role(run):
     samples = {s["doc"]["id"]: s for task in run["samples"] for s in run["samples"][task]}
     assert set(samples) == set(REPLIES)
-    # the filter's record: the reply as the model gave it and the option read (0-based), by the rules
+    # the filter's record: the reply as the model gave it and the option read (ج spelled C), by the rules
     record = rec(samples["contextual-0002"]["filtered_resps"][0])
-    assert record["reply"] == "پاسخ: ج" and record["picked"] == 2 and record["extracted_by"] == "rule"
-    assert rec(samples["contextual-0004"]["filtered_resps"][0])["picked"] is None  # the hedge
+    assert record == {"reply": "پاسخ: ج", "answer": "C", "read_by": "rule"}
+    assert rec(samples["contextual-0004"]["filtered_resps"][0])["answer"] is None  # the hedge
     assert samples["contextual-0001"]["accuracy"]["picked_role"] == "Literal Trap"
     assert samples["cross_cultural-0002"]["accuracy"]["picked_role"] == "Equivalent"  # read by the option's text
 

@@ -1,17 +1,15 @@
-"""MasalBench (Kalhor & Bahrak, arXiv 2601.22050): docs, prompts, reading the pick, per-role rates.
+"""MasalBench (Kalhor & Bahrak, arXiv 2601.22050): docs, the prompt, and the per-role pick rates.
 
 The prompt is the data's ``Question`` column, verbatim: the authors wrote the whole Persian prompt
-(instruction, conversation or proverb, question, options الف-د). The reply is read by the pack's one answer
-grammar (a letter الف/ب/ج/د or A-D, the option's text, ...); replies it cannot read go to the LLM extractor when
-a judge is configured, else count as invalid (and wrong).
-
-Per doc, the record says which role the picked option has (``Correct``, ``Literal Trap``, ``Plausible but
-Wrong``, ``Irrelevant``; ``Equivalent`` / ``Irrelevant`` in the cross-cultural task) and which roles the item
-has; each pick rate is over the items that have an option of that role (see README "Metrics").
+(instruction, conversation or proverb, question, options الف-د). Reading the pick, the LLM-extractor fallback,
+the record and the standard aggregations are the shared option-task helper's (``tasks/_option_task.py``):
+this file declares one ``OptionTask`` and adds what is MasalBench's own, the role of the picked option
+(``Correct``, ``Literal Trap``, ``Plausible but Wrong``, ``Irrelevant``; ``Equivalent`` / ``Irrelevant`` in the
+cross-cultural task) and each role's pick rate over the items that have an option of that role (README
+"Metrics").
 
 lm-eval executes this file anew for every ``!function utils.<name>`` of a YAML, so it keeps no state of its
-own (the LLM extractor is the process's one ``judge.extractor.fallback`` object). The names the YAMLs use
-are at the end of the file.
+own. The names the YAMLs use are at the end of the file.
 """
 
 from __future__ import annotations
@@ -21,12 +19,11 @@ from functools import partial
 from typing import Any
 
 from lm_eval_persian_culture.data.sources import PROVENANCE_FIELD
-from lm_eval_persian_culture.judge import extractor
-from lm_eval_persian_culture.scoring.aggregations import mean_or_nan, rate
-from lm_eval_persian_culture.scoring.extract import read_option
-from lm_eval_persian_culture.scoring.records import encode_record, lm_eval_filter, make_process_results, record_of
+from lm_eval_persian_culture.scoring.aggregations import mean_or_nan
+from lm_eval_persian_culture.tasks._option_task import OptionTask
 from lm_eval_persian_culture.tasks.masal.source import (
     IRRELEVANT,
+    LETTERS,
     LITERAL_TRAP,
     OPTIONS_HEADING,
     PARTS,
@@ -53,79 +50,53 @@ def build_docs(part_name: str, settings: Mapping | None = None) -> list[dict]:
     ]
 
 
-def load(part_name: str, **settings):
-    """``custom_dataset`` hook: called by lm-eval with task metadata, --metadata and --model_args."""
-    import datasets
-
-    configure_extractor(settings)  # a bad extractor configuration fails before any model time
-    return {"test": datasets.Dataset.from_list(build_docs(part_name, settings))}
-
-
 def doc_to_text(doc: Mapping) -> str:
     """The data's ``Question``, verbatim (the authors' whole prompt)."""
     return doc["question"]
 
 
-def _head(doc: Mapping) -> str:
-    """The prompt without its option lines (for the LLM extractor, which lists the options itself)."""
-    return doc["question"].rsplit(OPTIONS_HEADING, 1)[0].rstrip()
+def extractor_question(doc: Mapping) -> str:
+    """What the LLM extractor sees above the options (which it lists as (A) (B) ...): the prompt without its
+    option lines, and how the prompt lettered them."""
+    head = doc["question"].rsplit(OPTIONS_HEADING, 1)[0].rstrip()
+    mapping = ", ".join(f"{fa} = {en}" for fa, en in zip(LETTERS, "ABCD"[: len(doc["options"])]))
+    return f"{head}\n\n(The prompt lettered the options {mapping}.)"
 
 
-# --------------------------------------------------------------------------- reading the pick
-LLM_EXTRACTOR_SETTING = "masal_llm_extractor"
-EXTRACTOR = extractor.fallback(LLM_EXTRACTOR_SETTING, "MasalBench", key="masal")
-configure_extractor = EXTRACTOR.configure
-
-
-def read_pick(reply: str, doc: Mapping) -> int | None:
-    """0-based index of the option the shared answer grammar reads (letters الف-د / A-D over the item's own
-    options, the option's text), or None."""
-    return read_option(reply, list(doc["options"]), count=len(doc["options"]), letters=True)
-
-
-def _number_by_rule(doc: Mapping, reply: str) -> int | None:
-    index = read_pick(reply, doc)
-    return None if index is None else index + 1
-
-
-_ASK = EXTRACTOR.ask_numbered(lambda doc: (_head(doc), list(doc["options"])))
-_CUT_WARNING = ("MasalBench: %d replies stop inside an unclosed <think> block (no answer): raise "
-                "--gen_kwargs max_gen_toks=... for reasoning models")  # fmt: skip
-
-
-@lm_eval_filter
-def extract_filter(resps: Sequence, docs: Sequence[Mapping]) -> list[str]:
-    """Custom lm-eval filter: per doc a JSON record ``{"reply", "picked": 0-based index | None,
-    "extracted_by": "rule" | "llm" | None}`` (plus ``llm_raw``/``llm_error`` where the extractor was asked)."""
-    read = EXTRACTOR.read(resps, docs, _number_by_rule, _ASK, cut_warning=_CUT_WARNING)
-    return [
-        encode_record({"reply": r.reply, "picked": None if r.answer is None else r.answer - 1,
-                       "extracted_by": r.by, **r.extra})
-        for r in read
-    ]  # fmt: skip
-
-
-def _rule_record(doc: Mapping, reply: str) -> dict:
-    picked = read_pick(reply, doc)
-    return {"picked": picked, "extracted_by": "rule" if picked is not None else None}
-
-
-def doc_record(doc: Mapping, picked: int | None, extracted_by: str | None = None) -> dict:
-    """The per-doc value every metric of the task aggregates."""
-    valid = picked is not None and 0 <= picked < len(doc["roles"])
+def _role_of_pick(doc: Mapping, index: int | None) -> dict:
     return {
-        "task": doc["task"],
-        "correct": int(valid and picked == doc["answer_index"]),
-        "invalid": int(not valid),
-        "llm": int(extracted_by == "llm"),
-        "picked_role": doc["roles"][picked] if valid else None,
+        "picked_role": doc["roles"][index] if index is not None and 0 <= index < len(doc["roles"]) else None,
         "roles": list(doc["roles"]),
     }
 
 
-def _value(doc: Mapping, results: list) -> dict:
-    record = record_of(results[0], partial(_rule_record, doc))  # another filter ran instead: rules only
-    return doc_record(doc, record.get("picked"), record.get("extracted_by"))
+TASK = OptionTask(
+    name="MasalBench",
+    switch="masal_llm_extractor",
+    options=lambda doc: doc["options"],
+    labels="letters",  # الف ب ج د in the prompt; A-D read too; the record spells A-D
+    question=extractor_question,
+    gold=lambda doc: doc["answer_index"],
+    fields=("task",),
+    more=_role_of_pick,
+    next_item=("مکالمه", "ضرب‌المثل فارسی"),  # the lines that open an item: a reply going on into another is cut
+    key="masal",
+    cut_warning="MasalBench: %d replies stop inside an unclosed <think> block (no answer): raise "
+    "--gen_kwargs max_gen_toks=... for reasoning models",
+)
+
+
+def load(part_name: str, **settings):
+    """``custom_dataset`` hook: called by lm-eval with task metadata, --metadata and --model_args."""
+    import datasets
+
+    TASK.configure(settings)  # a bad extractor configuration fails before any model time
+    return {"test": datasets.Dataset.from_list(build_docs(part_name, settings))}
+
+
+def read_pick(reply: str, doc: Mapping) -> int | None:
+    """0-based index of the option the shared answer grammar reads in a reply (rules only), or None."""
+    return TASK.read(reply, doc)
 
 
 # --------------------------------------------------------------------------- aggregations
@@ -137,22 +108,20 @@ def role_rate(items: Iterable[Mapping], role: str) -> float:
 
 
 AGGREGATIONS: dict[str, Any] = {
-    "accuracy": partial(rate, field="correct"),
+    **TASK.aggregations(),
     "literal_trap_rate": partial(role_rate, role=LITERAL_TRAP),
     "plausible_wrong_rate": partial(role_rate, role=PLAUSIBLE),
     "irrelevant_rate": partial(role_rate, role=IRRELEVANT),
-    "invalid_rate": partial(rate, field="invalid"),
-    "llm_extracted_rate": partial(rate, field="llm"),
 }
 METRIC_SETS = {
-    "contextual": ("accuracy", "literal_trap_rate", "plausible_wrong_rate", "irrelevant_rate", "invalid_rate",
-                   "llm_extracted_rate"),
-    "cross_cultural": ("accuracy", "irrelevant_rate", "invalid_rate", "llm_extracted_rate"),
+    "contextual": ("accuracy", "literal_trap_rate", "plausible_wrong_rate", "irrelevant_rate",
+                   *OptionTask.EXTRACTION_METRICS),
+    "cross_cultural": ("accuracy", "irrelevant_rate", *OptionTask.EXTRACTION_METRICS),
 }  # fmt: skip
 
 
 def higher_is_better(metric: str) -> bool:
-    """Accuracy is better high; the pick rate of a wrong role, the invalid rate and the LLM-read share low."""
+    """Accuracy is better high; a wrong role's pick rate, the invalid rate and the extractor's figures low."""
     return metric == "accuracy"
 
 
@@ -166,11 +135,13 @@ def aggregate(items: Iterable[Mapping], names: Sequence[str]) -> dict[str, float
 # (``!function utils.<name>``)
 load_contextual = partial(load, "contextual")
 load_cross_cultural = partial(load, "cross_cultural")
-process_results_contextual = make_process_results(_value, METRIC_SETS["contextual"])
-process_results_cross_cultural = make_process_results(_value, METRIC_SETS["cross_cultural"])
+extract_filter = TASK.filter
+process_results_contextual = TASK.process_results(METRIC_SETS["contextual"])
+process_results_cross_cultural = TASK.process_results(METRIC_SETS["cross_cultural"])
 accuracy = AGGREGATIONS["accuracy"]
 literal_trap_rate = AGGREGATIONS["literal_trap_rate"]
 plausible_wrong_rate = AGGREGATIONS["plausible_wrong_rate"]
 irrelevant_rate = AGGREGATIONS["irrelevant_rate"]
 invalid_rate = AGGREGATIONS["invalid_rate"]
 llm_extracted_rate = AGGREGATIONS["llm_extracted_rate"]
+llm_extractor_errors = AGGREGATIONS["llm_extractor_errors"]
