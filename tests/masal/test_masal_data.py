@@ -144,3 +144,20 @@ def test_a_missing_column_lists_the_columns_found(tmp_path):
     (tmp_path / "masal" / CONTEXTUAL.filename).write_text("Question,Key\nx,y\n", encoding="utf-8")
     with pytest.raises(DataSchemaError, match=r"\(missing \['Answer Key'\]\)"):
         load_items(CONTEXTUAL, {"data_dir": str(tmp_path)})
+
+
+def test_every_conversation_has_two_lines_and_the_readme_shows_the_prompts_verbatim(real):
+    readme = (Path(source.__file__).parent / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```[a-z]*\n(.*?)^```", readme, re.S | re.M)
+    for part, opener in (("contextual", "مکالمه:\n"), ("cross_cultural", "ضرب‌المثل فارسی:\n")):
+        items, _ = real[part]
+        heads = {it["question"].split(opener, 1)[0] for it in items}
+        assert len(heads) == 1  # one instruction for the whole file
+        (head,) = heads
+        shown = [b for b in blocks if b.startswith(head + opener)]
+        assert len(shown) == 1, f"README shows no {part} prompt starting with the data's instruction"
+        # after the instruction, the README's template has the data's own lines (placeholders aside)
+        question_line = items[0]["question"].split("سؤال:\n", 1)[1].split("\n", 1)[0]
+        assert question_line.split(" ", 1)[1] in shown[0]
+    contexts = [it["question"].split("مکالمه:\n", 1)[1].split("\n\nسؤال:", 1)[0] for it in real["contextual"][0]]
+    assert Counter(len(c.split("\n")) for c in contexts) == {2: 1000}
