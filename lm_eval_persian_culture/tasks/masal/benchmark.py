@@ -1,7 +1,7 @@
 """MasalBench's report entry: table metrics (accuracy beside the pick rate of each distractor role), intervals,
 charts, leaderboard columns and the dataset."""
 
-from lm_eval_persian_culture.tasks._benchmark import PUBLIC, Benchmark, Dataset, MetricsChart, TasksChart, rows_summary
+from lm_eval_persian_culture.tasks._benchmark import PUBLIC, Benchmark, Dataset, MetricsChart, rows_summary
 
 
 def _load_masal(settings: dict) -> str:
@@ -22,19 +22,12 @@ BENCHMARK = Benchmark(
         ("MasalBench contextual", "masal_contextual", "accuracy"),
         ("MasalBench cross-cultural", "masal_cross_cultural", "accuracy"),
     ),
-    charts=(
-        TasksChart(
-            "MasalBench: accuracy per task",
-            metric="accuracy",
-            xlabel="accuracy (95% Wilson interval)",
-            exclude=("masal",),
-            strip="masal_",
-        ),
+    charts=(  # drawn after the report's own accuracy-per-task chart
         MetricsChart(
             "MasalBench {task}: accuracy and the pick rate of each distractor role",
             xlabel="share of items (95% Wilson interval)",
         ),
-    ),  # fmt: skip
+    ),
     fingerprint=(("extraction", ("masal_llm_extractor",)),),
     datasets=(
         Dataset(
