@@ -62,8 +62,4 @@ def evaluate(tasks, lm=None, metadata=None, data_dir: Path = FIXTURES, **kwargs)
     return scripted_runs.evaluate(tasks, scripted_reply, data_dir, lm=lm, metadata=metadata, **kwargs)
 
 
-def metrics(results: dict, task: str) -> dict[str, float]:
-    """One task's metrics, whether lm-eval names it ``task`` or (0.5, inside a group) ``group::task``."""
-    found = [k for k in results["results"] if k == task or k.endswith("::" + task)]
-    assert len(found) == 1, (task, list(results["results"]))
-    return scripted_runs.metrics(results, found[0])
+metrics = scripted_runs.metrics  # plain task names or lm-eval 0.5's group::task
