@@ -113,9 +113,16 @@ def test_the_report_prints_the_note_where_the_papers_rows_would_be(tmp_path, mon
     from lm_eval_persian_culture.report.build import Report, Row
     from lm_eval_persian_culture.report.scores import Score
 
-    class _Run:
+    class _Run:  # a run of one unjudged task, with nothing recorded beyond its score
         groups: dict = {}
         model = "m"
+        results: dict = {}
+
+        def task_metadata(self, task: str) -> dict:
+            return {}
+
+        def samples(self, task: str) -> list:
+            return []
 
     row = Row("m", "cac_japan", _Run(), ())
     row.scores = {"range_accuracy": Score(None, "cac_japan", "range_accuracy", 0.5)}
