@@ -1,0 +1,68 @@
+"""GhazalBench (Kalhor & Yaghoobzadeh, arXiv 2603.09979): the hooks its YAMLs name (``!function utils.<name>``).
+
+Completion: the model is asked, with the authors' prompt, for the canonical second hemistich of a couplet
+(Hafez, Saadi, or Shakespeare's sonnets as the English control) under one cue; its reply is scored exactly as
+the authors' scripts score it (:mod:`.scoring`): Complete, Partial or Non-Retrieval, and the task reports the
+rate of each (they sum to 1) and, beside them, the rate of replies that are not ``<answer>...</answer>`` (the
+scripts count those as Non-Retrieval; ``format_error_rate`` says how many of the Non-Retrievals they are).
+
+The docs come from :mod:`.source` (the release read at run time, never shipped). lm-eval executes this file
+anew for every YAML, so it keeps no state: each loader is a plain function made by ``_completion_loader``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from lm_eval_persian_culture.data.sources import PROVENANCE_FIELD
+from lm_eval_persian_culture.tasks.ghazal.scoring import COMPLETE, NON_RETRIEVAL, PARTIAL, score_reply
+from lm_eval_persian_culture.tasks.ghazal.source import completion_docs
+
+COMPLETION_METRICS = ("complete_rate", "partial_rate", "non_retrieval_rate", "format_error_rate")
+
+
+def _completion_loader(poet: str, cue: str) -> Callable[..., dict]:
+    def load(**kwargs: Any) -> dict:
+        import datasets
+
+        docs, provenance = completion_docs(poet, cue, kwargs)
+        return {"test": datasets.Dataset.from_list([{**d, PROVENANCE_FIELD: provenance} for d in docs])}
+
+    load.__name__ = f"load_completion_{poet}_{cue}"
+    return load
+
+
+def doc_to_text(doc: Mapping) -> str:
+    """The authors' whole prompt for the item (the user turn; no system prompt)."""
+    return doc["prompt"]
+
+
+def doc_to_target(doc: Mapping) -> str:
+    return doc["gold"]
+
+
+def process_results(doc: Mapping, results: list) -> dict:
+    """Each label as a 0/1 per doc (their means are the rates), scored as the authors' scripts do."""
+    label, format_error = score_reply(results[0], doc["gold"], "en" if doc["poet"] == "shakespeare" else "fa")
+    return {
+        "complete_rate": float(label == COMPLETE),
+        "partial_rate": float(label == PARTIAL),
+        "non_retrieval_rate": float(label == NON_RETRIEVAL),
+        "format_error_rate": float(format_error),
+    }
+
+
+# Loaders named in the YAMLs (``custom_dataset: !function utils.<name>``), each by name (a test checks).
+load_completion_hafez_name = _completion_loader("hafez", "name")
+load_completion_hafez_prose = _completion_loader("hafez", "prose")
+load_completion_hafez_para = _completion_loader("hafez", "para")
+load_completion_hafez_salient = _completion_loader("hafez", "salient")
+load_completion_hafez_shuffle = _completion_loader("hafez", "shuffle")
+load_completion_saadi_name = _completion_loader("saadi", "name")
+load_completion_saadi_prose = _completion_loader("saadi", "prose")
+load_completion_saadi_para = _completion_loader("saadi", "para")
+load_completion_saadi_shuffle = _completion_loader("saadi", "shuffle")
+load_completion_shakespeare_name = _completion_loader("shakespeare", "name")
+load_completion_shakespeare_salient = _completion_loader("shakespeare", "salient")
+load_completion_shakespeare_shuffle = _completion_loader("shakespeare", "shuffle")
