@@ -21,7 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from lm_eval_persian_culture.judge import JudgeConfigError, JudgeSettings
-from lm_eval_persian_culture.judge.filter import configured_judge, judge_for, record_judge_in_results, template_id
+from lm_eval_persian_culture.judge.filter import (
+    check_extractor_failures,
+    configured_judge,
+    judge_for,
+    record_judge_in_results,
+    template_id,
+)
 from lm_eval_persian_culture.scoring.extract import cut_off_reasoning
 from lm_eval_persian_culture.scoring.records import reply_texts
 from lm_eval_persian_culture.text.persian import to_latin_digits
@@ -64,6 +70,20 @@ Reply (a JSON string): {reply}
 
 Answer with exactly one of the option numbers ({numbers}), or NONE if the reply chooses no single option."""
 
+# Any number of lettered options (MasalBench الف-د, two-option items, ...): the extractor sees them lettered.
+LETTERED_TEMPLATE = """Below is a question with lettered options and a reply written by another model.
+Which option did the reply choose as its final answer?
+
+{question}
+
+{options}
+
+Reply (a JSON string): {reply}
+
+Answer with exactly one of the option letters ({letters}), or NONE if the reply chooses no single option."""
+
+OPTION_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
 _JUDGE_MODEL_ENV = "PERSIAN_CULTURE_JUDGE_MODEL"
 
 
@@ -87,6 +107,18 @@ def parse_number(raw: str | None) -> str | None:
     return token[0] if token[:1].isdigit() and token[0] != "0" and (len(token) == 1 or not token[1].isalnum()) else None
 
 
+def parse_letter(raw: str | None) -> str | None:
+    """ "C" -> "C"; "(b)" -> "B"; "NONE" -> "none"; anything else -> None. The caller checks the range."""
+    if not raw:
+        return None
+    token = raw.strip().strip("*().:'\"` ").upper()
+    if token.startswith("NONE"):
+        return "none"
+    return (
+        token[0] if token[:1] in OPTION_LETTERS and token[:1] and (len(token) == 1 or not token[1].isalpha()) else None
+    )
+
+
 def parse_yes_no(raw: str | None) -> str | None:
     if not raw:
         return None
@@ -108,6 +140,16 @@ def numbered_prompt(question: str, options: Sequence[str], reply: str) -> str:
         options="\n".join(f"{i}. {text}" for i, text in enumerate(options, 1)),
         reply=json.dumps(reply, ensure_ascii=False),
         numbers=", ".join(str(i) for i in range(1, len(options) + 1)),
+    )
+
+
+def lettered_prompt(question: str, options: Sequence[str], reply: str) -> str:
+    letters = OPTION_LETTERS[: len(options)]
+    return LETTERED_TEMPLATE.format(
+        question=question,
+        options="\n".join(f"({letter}) {text}" for letter, text in zip(letters, options)),
+        reply=json.dumps(reply, ensure_ascii=False),
+        letters=", ".join(letters),
     )
 
 
@@ -264,11 +306,7 @@ class Fallback:
                 extra[i] = {"llm_raw": res.raw, "llm_error": res.error}
                 if res.answer is not None:
                     answers[i], read_by[i] = res.answer, "llm"
-            errors = sum(1 for res in found if res.error)
-            if errors:
-                logger.warning(
-                    "%s: the LLM extractor failed on %d of %d replies (left invalid)", self.name, errors, len(todo)
-                )
+            check_extractor_failures(self.settings, [res.error for res in found], self.name)
         return [Read(*fields) for fields in zip(replies, answers, read_by, rules, extra)]
 
     def ask_numbered(self, question: Callable[[Any], tuple[str, Sequence[str]]]) -> Ask:
@@ -289,6 +327,25 @@ class Fallback:
 
         return ask
 
+    def ask_lettered(self, question: Callable[[Any], tuple[str, Sequence[str]]]) -> Ask:
+        """An ``ask`` for any number of lettered options: ``question(doc)`` gives the question and the options;
+        the answer is the option's number (A -> 1), None for a letter the item does not have."""
+
+        def ask(js: JudgeSettings, docs: Sequence[Any], replies: Sequence[str]) -> list[Extracted]:
+            questions = [question(doc) for doc in docs]
+            prompts = [lettered_prompt(q, options, reply) for (q, options), reply in zip(questions, replies)]
+            found = run_extraction(
+                js, prompts, kind="lettered", template=LETTERED_TEMPLATE, parser=parse_letter, name=self.key
+            )
+            out = []
+            for res, (_, options) in zip(found, questions):
+                number = OPTION_LETTERS.index(res.answer) + 1 if res.answer and res.answer in OPTION_LETTERS else None
+                out.append(Extracted(number if number is not None and number <= len(options) else None,
+                                     res.raw, res.error))  # fmt: skip
+            return out
+
+        return ask
+
 
 _FALLBACKS: dict[str, Fallback] = {}
 
@@ -303,8 +360,11 @@ def fallback(switch: str, name: str, key: str | None = None) -> Fallback:
 __all__ = [
     "Fallback",
     "MCQ_TEMPLATE",
+    "LETTERED_TEMPLATE",
     "NUMBERED_TEMPLATE",
     "Read",
+    "lettered_prompt",
+    "parse_letter",
     "fallback",
     "numbered_prompt",
     "parse_number",

@@ -154,6 +154,39 @@ def run_judge(
     ]
 
 
+def check_extractor_failures(js: JudgeSettings, errors: Sequence[str | None], name: str) -> None:
+    """The judge's rule for an LLM extractor's failed calls: more than ``judge_max_error_rate`` of the
+    replies asked stop the run (collected instead while the pre-flight's wrapper runs it, so results and
+    samples are still written before it exits with an error); fewer are a warning. ``errors``: one entry per
+    reply asked (None: answered). The failed replies stay invalid and are counted in the results
+    (``llm_extractor_errors``)."""
+    failed = [e for e in errors if e]
+    if not failed:
+        return
+    rate = len(failed) / len(errors)
+    first = list(dict.fromkeys(failed))[:5]
+    message = (
+        f"{name}: the LLM extractor failed on {len(failed)} of {len(errors)} replies ({rate:.1%}; left invalid, "
+        f"counted in llm_extractor_errors); first distinct: {first}"
+    )
+    if rate <= js.max_error_rate:
+        logger.warning("%s (within judge_max_error_rate=%g)", message, js.max_error_rate)
+        return
+    err = JudgeFailureError(
+        f"{message}. Above judge_max_error_rate={js.max_error_rate:g}: fix the extractor's judge (a re-run asks "
+        "again only for these: answers are cached, failed calls are not) or raise judge_max_error_rate."
+    )
+    if _failure_sink is None:
+        raise err
+    task = current_task_name()
+    _failure_sink.append({
+        "task": task, "judge_model": js.model, "items": len(errors), "no_verdict": len(failed),
+        "max_error_rate": js.max_error_rate, "message": str(err),
+    })  # fmt: skip
+    logger.error("%s: %s The run goes on: results and samples are written, then it exits with an error.",
+                 task or name, err)  # fmt: skip
+
+
 def judge_identity(judge: Judge, result) -> dict:
     """Which judge gave this verdict, for the sample record: the configured model, and the local
     model's revision or the model name the server reported (``completion.model``)."""

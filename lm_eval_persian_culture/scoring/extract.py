@@ -59,6 +59,7 @@ these rules are measured on.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
@@ -175,8 +176,12 @@ class _Space:
 
     def __init__(self, count: int, letters: bool) -> None:
         self.count, self.letters = count, letters
-        digit = f"[1-{count}]"
-        up, low, fa = ("[A-D]", "[a-d]", "الف|ب|ج|د") if letters else ("(?!)", "(?!)", "(?!)")
+        digit = f"[1-{min(count, 9)}]"
+        # only the letters the item has: «ج» or C on a two-option item names no option
+        n = min(count, len(LETTERS))
+        up, low, fa = (f"[A-{LETTERS[n - 1]}]", f"[a-{LETTERS[n - 1].lower()}]", "|".join(list(PERSIAN_LETTERS)[:n]))
+        if not letters:
+            up, low, fa = "(?!)", "(?!)", "(?!)"
         body = f"(?:{up}|{fa}|{digit})"
         self.body = body
         # A label right at a position (after an answer cue and filler words).
@@ -221,9 +226,10 @@ class _Space:
 
     def value(self, token: str, *, ordinal_ok: bool) -> int | None:
         if self.letters and len(token) == 1 and token.upper() in LETTERS:
-            return LETTERS.index(token.upper())
+            index = LETTERS.index(token.upper())
+            return index if index < self.count else None
         if self.letters and token in PERSIAN_LETTERS:
-            return LETTER_INDEX[token]
+            return LETTER_INDEX[token] if LETTER_INDEX[token] < self.count else None
         if token.isdigit() and len(token) == 1:
             return int(token) - 1 if 1 <= int(token) <= self.count else None
         if ordinal_ok:
@@ -1049,24 +1055,99 @@ def _names_other_label(text: str, label: int, space: _Space) -> bool:
 
 
 def read_option(
-    reply: str | None, options: Sequence[str] | Mapping[str, str] | None = None, *, count: int = 4, letters: bool = True
+    reply: str | None,
+    options: Sequence[str] | Mapping[str, str] | None = None,
+    *,
+    count: int = 4,
+    letters: bool = True,
+    next_item: Sequence[str] = (),
 ) -> int | None:
     """The 0-based index of the option a free-text reply chose, or None when no single one is
-    stated. The one grammar behind :func:`extract_choice` and :func:`read_pick`.
+    stated. The one grammar behind :func:`extract_choice` and :func:`read_pick`. It only ever
+    returns an index below ``count``.
 
-    ``count`` options, labelled by digits 1..count and (``letters``) by A-D / الف ب ج د;
-    ``options`` (their texts, in order) lets the reply name one by its text, also inflected
-    or shortened to a word no other option has.
+    ``count`` options, labelled by digits 1..count and (``letters``) by the first ``count`` of
+    A-D / الف ب ج د; ``options`` (their texts, in order) lets the reply name one by its text, also
+    inflected or shortened to a word no other option has. ``next_item``: the headers that open an
+    item in the task's prompt ("Conversation", "Story", ...); a reply that goes on into an invented
+    next item is read up to the first line starting with one (see :func:`cut_at_next_item`).
     """
-    text = _prepare(reply)
-    if not text:
-        return None
-    space = _space(count, letters)
-    matcher = _OptionMatcher(options, space)
-    text = space.range_echo.sub(" ", text)
+    index = _read_option(reply, options, count=count, letters=letters, next_item=tuple(next_item))
+    return index if index is not None and 0 <= index < count else None
+
+
+# A pick given as JSON: {"answer": "B"}, {"response": 3}, {"choice": 2}, {'option': "C"}, ... (the first key of
+# this list that the object has wins, so {"reasoning": "...", "answer": 2} is 2).
+_JSON_KEYS = (
+    "answer", "final_answer", "final answer", "response", "choice", "option", "pick", "selection", "selected",
+    "selected_option", "selected_response", "best_response", "answer_choice", "label",
+)  # fmt: skip
+_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
+_JSON_PAIR = re.compile(
+    r"""["'](?P<k>[^"'\n]{1,30})["']\s*:\s*(?P<v>"[^"\n]*"|'[^'\n]*'|[^\s,}"']+)""",
+)
+
+
+def _json_pick(obj: str) -> str | None:
+    """The value under the first of the usual pick keys in one ``{...}`` (JSON, or with single quotes)."""
+    try:
+        decoded = json.loads(obj)
+        pairs = list(decoded.items()) if isinstance(decoded, dict) else []
+    except ValueError:
+        pairs = [(m.group("k"), m.group("v").strip("\"'")) for m in _JSON_PAIR.finditer(obj)]
+    found = {str(k).strip().lower(): v for k, v in reversed(pairs)}
+    for key in _JSON_KEYS:
+        value = found.get(key)
+        if isinstance(value, (int, str)) and not isinstance(value, bool) and str(value).strip():
+            return str(value).strip()
+    return None
+
+
+def _read_json_picks(text: str) -> str:
+    """Each JSON object naming a pick replaced by an answer statement ("Final answer: 3.")."""
+
+    def replace(m: re.Match) -> str:
+        value = _json_pick(m.group(0))
+        return m.group(0) if value is None else f"\nFinal answer: {value}.\n"
+
+    return _JSON_OBJECT.sub(replace, text) if "{" in text else text
+
+
+@lru_cache(maxsize=64)
+def _next_item_pattern(headers: tuple[str, ...]) -> re.Pattern:
+    words = "|".join(re.escape(normalize(h, zwnj_to_space=True)) for h in headers)
+    return re.compile(rf"\n[ \t]*(?:{words})[ \t]*(?:\d+|[۰-۹]+)?[ \t]*[:：]", re.I)
+
+
+def cut_at_next_item(text: str, next_item: Sequence[str] = ()) -> str:
+    """``text`` up to an invented next item: a line opening with "Question N:" or with one of ``next_item``'s
+    headers (an optional number, a colon), when something comes before it ("3\\n\\nConversation 2: ...")."""
     head = _NEXT_QUESTION.split(text, maxsplit=1)[0]
     if head.strip():  # "Answer: B\n\nQuestion: ...\nAnswer: D": the model went on to invent questions
         text = head
+    if next_item:
+        head = _next_item_pattern(tuple(next_item)).split(text, maxsplit=1)[0]
+        if head.strip():
+            text = head
+    return text
+
+
+def _read_option(
+    reply: str | None,
+    options: Sequence[str] | Mapping[str, str] | None,
+    *,
+    count: int,
+    letters: bool,
+    next_item: tuple[str, ...],
+) -> int | None:
+    text = _prepare(reply)
+    if not text:
+        return None
+    text = _read_json_picks(text)
+    space = _space(count, letters)
+    matcher = _OptionMatcher(options, space)
+    text = space.range_echo.sub(" ", text)
+    text = cut_at_next_item(text, next_item)
     text = _ECHOED_QUESTION.sub("", text)  # "Question: ... What should Reza do?" repeated from the prompt
     text = _drop_echoed_options(text, matcher).strip()
     if not text:
