@@ -53,14 +53,22 @@ class DataNotFoundError(PackUserError, FileNotFoundError):
 
 
 # Characters that show nothing: a field holding only these (and whitespace) is empty.
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff"))
+_INVISIBLE_CHARS = "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff"
+
+
+def _blank(value: str) -> bool:
+    """Only whitespace and invisible characters (stripped from both ends in turn: no copy of a long text)."""
+    previous = None
+    while value and value != previous:
+        previous, value = value, value.strip().strip(_INVISIBLE_CHARS)
+    return not value
 
 
 def id_problem(value: Any) -> str | None:
     """``Column(..., kind=object, check=id_problem)``: an id is a non-empty string or an integer."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         return f"expected a string or integer id, got {type(value).__name__} {value!r}"
-    if isinstance(value, str) and not value.translate(_INVISIBLE).strip():
+    if isinstance(value, str) and _blank(value):
         return "is empty"
     return None
 
@@ -84,7 +92,7 @@ class Column:
             return f"expected an integer, got {value!r}"
         if not isinstance(value, self.kind):
             return f"expected {self.kind.__name__}, got {type(value).__name__} {value!r}"
-        if self.kind is str and not self.allow_empty and not value.translate(_INVISIBLE).strip():
+        if self.kind is str and not self.allow_empty and _blank(value):
             return "is empty"
         if self.choices is not None and value not in self.choices:
             return f"has value {value!r}, expected one of {list(self.choices)}"
@@ -412,9 +420,20 @@ def read_local(path: Path) -> list[dict]:
     raise DataSchemaError(f"{path}: unsupported file type {suffix!r}")
 
 
+_XLSX_ROWS: dict[bytes, list[dict]] = {}  # sha1 of the file -> its records (parsing is slow; tasks share files)
+
+
 def read_xlsx(data: bytes, origin: str) -> list[dict]:
     """The first sheet of a spreadsheet as records (the header row names the fields; empty cells are None,
-    rows with no value at all are skipped; a whole number is an int: a spreadsheet keeps every number a float)."""
+    rows with no value at all are skipped; a whole number is an int: a spreadsheet keeps every number a float).
+    A file read before in this process is parsed once (each call gets its own copies of the records)."""
+    digest = hashlib.sha1(data).digest()
+    if digest not in _XLSX_ROWS:
+        _XLSX_ROWS[digest] = _parse_xlsx(data, origin)
+    return [dict(row) for row in _XLSX_ROWS[digest]]
+
+
+def _parse_xlsx(data: bytes, origin: str) -> list[dict]:
     import zipfile
 
     import openpyxl
