@@ -36,10 +36,34 @@ def evaluate(
     )
 
 
+def result_key(results: dict, task: str, part: str = "results") -> str:
+    """The key of ``task`` in ``results[part]`` ("results", "samples", "configs", "n-samples", ...): the task's
+    own name (lm-eval 0.4, and 0.5 for a task run on its own), or lm-eval 0.5's ``<group>::<task>`` for a
+    group's member. A name given as ``group::task`` is also found under the plain name (0.4)."""
+    entries = results[part]
+    if task in entries:
+        return task
+    plain = task.rsplit("::", 1)[-1]
+    if plain in entries:
+        return plain
+    found = [key for key in entries if key.rsplit("::", 1)[-1] == plain]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise KeyError(f"{task!r} is a member of several groups in results[{part!r}]: {found}; name one as group::task")
+    raise KeyError(f"{task!r} is not in results[{part!r}] (keys: {sorted(entries)})")
+
+
 def metrics(results: dict, task: str) -> dict[str, float]:
-    """{metric: value} of one task's or group's results row (filter suffix and stderr dropped)."""
-    row = results["results"][task]
+    """{metric: value} of one task's or group's results row (filter suffix and stderr dropped); ``task`` may be a
+    plain name or lm-eval 0.5's ``group::task`` (see :func:`result_key`)."""
+    row = results["results"][result_key(results, task)]
     return {k.split(",")[0]: v for k, v in row.items() if "," in k and "_stderr" not in k}
+
+
+def samples(results: dict, task: str) -> list[dict]:
+    """The logged samples of one task, plain name or ``group::task``."""
+    return results["samples"][result_key(results, task, "samples")]
 
 
 def judge_metadata(server, cache_dir: Path, **more) -> dict:

@@ -93,6 +93,37 @@ def test_malformed_reference_data_is_named(data, message):
         validate(data, "ref.json")
 
 
+def test_a_paper_without_a_table_says_so_with_a_note(tmp_path):
+    from lm_eval_persian_culture.report.references import no_table_note
+
+    note = "only the abstract's figures could be read (contextual above 0.90 for the eight models)"
+    path = tmp_path / "references.json"
+    path.write_text(json.dumps({"benchmark": "x", "paper": "p", "no_published_table": note, "rows": []}))
+    assert load_file(path) == [] and no_table_note(path) == note
+    for bad, message in (
+        ({"no_published_table": " "}, "must be a non-empty note"),
+        ({"no_published_table": note, "rows": [{"model": "m"}]}, "says there is no table, but 'rows' has rows"),
+    ):
+        with pytest.raises(ReferenceFileError, match=message):
+            validate({"benchmark": "x", "paper": "p", **bad}, "ref.json")
+
+
+def test_the_report_prints_the_note_where_the_papers_rows_would_be(tmp_path, monkeypatch):
+    from lm_eval_persian_culture.report import render
+    from lm_eval_persian_culture.report.build import Report, Row
+    from lm_eval_persian_culture.report.scores import Score
+
+    class _Run:
+        groups: dict = {}
+        model = "m"
+
+    row = Row("m", "cac_japan", _Run(), ())
+    row.scores = {"range_accuracy": Score(None, "cac_japan", "range_accuracy", 0.5)}
+    monkeypatch.setattr(render, "reference_notes", lambda: {"cac": "the table is an image"})
+    tables = {name: notes for name, _, _, _, notes in render.benchmark_tables(Report([], [row], [], [], [], [], []))}
+    assert "Paper: no published table to compare with (the table is an image)." in tables["cac"]
+
+
 def test_truncated_reference_file_names_the_file(tmp_path):
     path = tmp_path / "bench.json"
     path.write_text(json.dumps({"benchmark": "bench", "paper": "p"})[:-5], encoding="utf-8")

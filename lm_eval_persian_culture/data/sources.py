@@ -1,8 +1,8 @@
 """One data-source mechanism for every benchmark of the pack.
 
 A benchmark declares its release files as :class:`SourceFile` objects (where the file lives
-online, its schema) and calls :func:`load_dataset_dict` from its ``custom_dataset`` hook.
-The loader then:
+online, its schema) and reads them with :func:`load_rows` (then :func:`to_dataset`) from its
+``custom_dataset`` hook. The loader then:
 
 * reads a local copy when a data directory is set (``--metadata '{"data_dir": ...}'`` or
   ``PERSIAN_CULTURE_DATA_DIR``), laid out like ``../shared/data/<benchmark>/<file>``;

@@ -21,6 +21,15 @@ File layout::
 
 ``model``, ``task`` (a pack task or group), ``metric`` (a metric that task reports), ``value``
 and ``source`` (table or figure of the paper) are required; the rest is optional.
+
+A paper whose table is not available (not published, or not readable from here) says so instead of rows::
+
+    {"benchmark": "masal", "paper": "<citation>",
+     "no_published_table": "only the abstract's figures could be read: contextual above 0.90 ...",
+     "rows": []}
+
+``no_published_table`` (a non-empty note) and rows exclude each other; the report prints the note in the
+benchmark's section where the paper's rows would be.
 """
 
 from __future__ import annotations
@@ -36,6 +45,9 @@ from lm_eval_persian_culture.tasks._benchmark import benchmarks
 REQUIRED = {"model": str, "task": str, "metric": str, "value": (int, float), "source": str}
 OPTIONAL = {"printed": str, "condition": str, "n": int, "kind": str, "note": str, "std": (int, float)}
 KINDS = ("model", "human")
+
+
+NO_TABLE = "no_published_table"
 
 
 class ReferenceFileError(PackUserError, ValueError):
@@ -55,8 +67,16 @@ def validate(data: Any, origin: str) -> list[dict]:
         if not isinstance(data.get(key), str) or not data[key].strip():
             raise ReferenceFileError(f"{origin}: field {key!r} must be a non-empty string")
     rows = data.get("rows")
+    if NO_TABLE in data:
+        if not isinstance(data[NO_TABLE], str) or not data[NO_TABLE].strip():
+            raise ReferenceFileError(f"{origin}: field {NO_TABLE!r} must be a non-empty note (why there is no table)")
+        if rows not in (None, []):
+            raise ReferenceFileError(f"{origin}: field {NO_TABLE!r} says there is no table, but 'rows' has rows")
+        return []
     if not isinstance(rows, list) or not rows:
-        raise ReferenceFileError(f"{origin}: field 'rows' must be a non-empty list")
+        raise ReferenceFileError(
+            f"{origin}: field 'rows' must be a non-empty list (or say {NO_TABLE!r} with a note, and no rows)"
+        )
     for i, row in enumerate(rows):
         if not isinstance(row, dict):
             raise ReferenceFileError(f"{origin}: row {i}: expected an object")
@@ -79,12 +99,28 @@ def validate(data: Any, origin: str) -> list[dict]:
     return [{**row, "benchmark": data["benchmark"]} for row in rows]
 
 
-def load_file(path: Path) -> list[dict]:
+def _read(path: Path) -> Any:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
         raise ReferenceFileError(f"{path}: not valid JSON: {err.msg} (line {err.lineno})") from None
-    return validate(data, str(path))
+
+
+def load_file(path: Path) -> list[dict]:
+    return validate(_read(path), str(path))
+
+
+def no_table_note(path: Path) -> str | None:
+    """The file's ``no_published_table`` note (checked), or None when it holds the paper's rows."""
+    data = _read(path)
+    validate(data, str(path))
+    return data[NO_TABLE].strip() if NO_TABLE in data else None
+
+
+def reference_notes() -> dict[str, str]:
+    """{benchmark: why its paper has no table here}, for the benchmarks whose references.json says so."""
+    notes = {name: no_table_note(path) for name, path in reference_files().items()}
+    return {name: note for name, note in notes.items() if note}
 
 
 def load_references(benchmark: str | None = None) -> list[dict]:
@@ -96,4 +132,13 @@ def load_references(benchmark: str | None = None) -> list[dict]:
     return rows
 
 
-__all__ = ["ReferenceFileError", "load_file", "load_references", "reference_files", "validate"]
+__all__ = [
+    "NO_TABLE",
+    "ReferenceFileError",
+    "load_file",
+    "load_references",
+    "no_table_note",
+    "reference_files",
+    "reference_notes",
+    "validate",
+]

@@ -15,6 +15,7 @@ from pathlib import Path
 from lm_eval_persian_culture._version import __version__
 from lm_eval_persian_culture.report.benchmarks import SIGNED_METRICS, benchmark_of, benchmarks
 from lm_eval_persian_culture.report.build import Report, Row
+from lm_eval_persian_culture.report.references import reference_notes
 from lm_eval_persian_culture.report.scores import Score, task_metrics
 from lm_eval_persian_culture.tasks._taskgen import is_signed
 
@@ -46,6 +47,7 @@ def fmt_score(s: Score | None) -> str:
 def benchmark_tables(report: Report) -> list[tuple[str, str, list[str], list[list[str]], list[str]]]:
     """(benchmark, title, header, rows, notes) per benchmark; paper rows after the runs' rows of the same task."""
     out = []
+    no_table = reference_notes()  # benchmarks whose paper's table is not available: the note instead
     for bench in benchmarks().values():
         rows = [r for r in report.rows if benchmark_of(r.task) is bench]
         if not rows:
@@ -77,6 +79,8 @@ def benchmark_tables(report: Report) -> list[tuple[str, str, list[str], list[lis
             "Intervals: 95%, Wilson for accuracies, cluster bootstrap over items for derived figures "
             "(±sd: spread over the prompt variants); rows marked * differ in settings (see Differences)."
         ]
+        if bench.name in no_table:
+            notes.append(f"Paper: no published table to compare with ({no_table[bench.name]}).")
         out.append((bench.name, bench.title, header, body, notes))
     return out
 

@@ -1121,15 +1121,21 @@ def _next_item_pattern(headers: tuple[str, ...]) -> re.Pattern:
 
 def cut_at_next_item(text: str, next_item: Sequence[str] = ()) -> str:
     """``text`` up to an invented next item: a line opening with "Question N:" or with one of ``next_item``'s
-    headers (an optional number, a colon), when something comes before it ("3\\n\\nConversation 2: ...")."""
+    headers (an optional number, a colon), or a question line followed by an option list ("(A) ...", "1. ..."),
+    when something comes before it ("3\\n\\nConversation 2: ...")."""
     head = _NEXT_QUESTION.split(text, maxsplit=1)[0]
     if head.strip():  # "Answer: B\n\nQuestion: ...\nAnswer: D": the model went on to invent questions
         text = head
-    if next_item:
-        head = _next_item_pattern(tuple(next_item)).split(text, maxsplit=1)[0]
+    for pattern in (_next_item_pattern(tuple(next_item)) if next_item else None, _NEXT_QUESTION_WITH_OPTIONS):
+        head = pattern.split(text, maxsplit=1)[0] if pattern is not None else ""
         if head.strip():
             text = head
     return text
+
+
+# A new question with its option list after the answer ("C\n\nWhich dish ...?\n\n(A) ...\n(B) ..."): a base
+# model repeating a multiple-choice prompt's shape.
+_NEXT_QUESTION_WITH_OPTIONS = re.compile(r"\n[^\n]*[?؟][ \t]*\n(?:[ \t]*\n)*(?=[ \t]*[(\[]?(?:A|1|۱|الف)[)\].:])")
 
 
 def _read_option(

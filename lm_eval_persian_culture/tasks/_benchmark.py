@@ -257,6 +257,58 @@ def signed_metrics() -> frozenset[str]:
     return frozenset().union(*(b.signed for b in benchmarks().values()))
 
 
+def _folder_metrics(bench: Benchmark) -> frozenset[str]:
+    """Every metric the YAMLs (and YAML templates) of the benchmark's folder list."""
+    folder = bench.folder or TASKS_DIR / bench.name
+    texts = [p.read_text(encoding="utf-8") for p in (*folder.glob("*.yaml"), *folder.glob("*_yaml"))]
+    return frozenset(m for text in texts for m in re.findall(r"^\s*-\s*metric:\s*([A-Za-z0-9_]+)\s*$", text, re.M))
+
+
+def chart_problems(bench: Benchmark, task_names: frozenset[str] | None = None) -> list[str]:
+    """Why a chart the benchmark declares could not be drawn, one line each (empty: every one can).
+
+    The report draws a chart from the table's scores, so a chart's metric must be a table column (``headline``)
+    that the folder's tasks report, and the tasks a chart names must exist; otherwise the chart is silently
+    missing from every report. The folder test (tests/test_benchmark_folders.py) fails on any line here."""
+    names = yaml_task_names() if task_names is None else task_names
+    reported = _folder_metrics(bench)
+    where = f"tasks/{bench.name}/benchmark.py"
+    problems: list[str] = []
+
+    def check_metric(spec: object, metric: str) -> None:
+        kind = type(spec).__name__
+        if metric not in bench.headline:
+            problems.append(f"{where}: {kind} {getattr(spec, 'title', '')!r} draws {metric!r}, which is no table "
+                            f"column: add it to headline {bench.headline} or chart a headline metric")  # fmt: skip
+        elif metric not in reported:
+            problems.append(f"{where}: {kind} {getattr(spec, 'title', '')!r} draws {metric!r}, which no task YAML of "
+                            f"the folder reports")  # fmt: skip
+
+    for spec in bench.charts:
+        if isinstance(spec, ConditionChart):
+            check_metric(spec, spec.metric)
+            for label, suffix in spec.conditions:
+                if not any(f"{family}{suffix}" in names for _, family in spec.families):
+                    problems.append(f"{where}: ConditionChart {spec.title!r}: condition {label!r} names no task "
+                                    f"({', '.join(f + suffix for _, f in spec.families)})")  # fmt: skip
+        elif isinstance(spec, ModelsChart):
+            for _, metric in spec.series:
+                check_metric(spec, metric)
+            if not any(task in names for task in spec.tasks):
+                problems.append(f"{where}: ModelsChart {spec.title!r} names no task of the pack: {spec.tasks}")
+        elif isinstance(spec, TasksChart):
+            check_metric(spec, spec.metric)
+        elif isinstance(spec, MetricsChart):
+            if not bench.headline:
+                problems.append(f"{where}: MetricsChart {spec.title!r} needs headline metrics")
+        elif isinstance(spec, BreakdownCharts):
+            if not bench.breakdowns:
+                problems.append(f"{where}: BreakdownCharts needs breakdowns (metric prefix, what it breaks down by)")
+        else:
+            problems.append(f"{where}: unknown chart declaration {spec!r} (one of {ChartSpec})")
+    return problems
+
+
 __all__ = [
     "GATED",
     "PUBLIC",
@@ -268,6 +320,7 @@ __all__ = [
     "source_loader",
     "BreakdownCharts",
     "ChartSpec",
+    "chart_problems",
     "ConditionChart",
     "MetricsChart",
     "ModelsChart",

@@ -161,7 +161,7 @@ def test_limit_on_the_whole_benchmark_samples_every_type():
 def test_single_prompt_tasks():
     res = evaluate(["divan_factual_sp4", "divan_binary_sp5", "divan_scenario_sp1"])
     assert metrics(res, "divan_factual_sp4") == pytest.approx(
-        {"accuracy": 0.5, "invalid_rate": 0.25, "llm_extracted_rate": 0.0}
+        {"accuracy": 0.5, "invalid_rate": 0.25, "llm_extracted_rate": 0.0, "llm_extractor_errors": 0}
     )
     b = metrics(res, "divan_binary_sp5")
     assert b["accept_true"] == pytest.approx(1 / 3) and b["reject_false"] == pytest.approx(1.0)

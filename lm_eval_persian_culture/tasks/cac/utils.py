@@ -7,9 +7,11 @@ country, each carrying the accepted range computed from the picks), the prompt o
 (range accuracy overall, per stylistic axis, per relationship, per country; invalid rate;
 the project's own cross-country ``adaptation``).
 
-lm-eval executes this file anew for every ``!function utils.<name>`` of a YAML, so it keeps no
-state of its own: the LLM extractor the loaders configure and the filter uses is the process's
-one ``judge.extractor.fallback`` object. The names the YAMLs use are at the end of the file.
+Reading, the LLM-extractor fallback and the record are the shared option-task helper's
+(``tasks/_option_task.py``; ``TASK`` below). lm-eval executes this file anew for every
+``!function utils.<name>`` of a YAML, so it keeps no state of its own: the LLM extractor the loaders
+configure and the filter uses is the process's one ``judge.extractor.fallback`` object. The names the
+YAMLs use are at the end of the file.
 """
 
 from __future__ import annotations
@@ -33,10 +35,9 @@ from lm_eval_persian_culture.data.sources import (
     load_rows,
     resolve_data_dir,
 )
-from lm_eval_persian_culture.judge import extractor
-from lm_eval_persian_culture.scoring.aggregations import NAN, make_field_rates, mean_or_nan, rate, slug
-from lm_eval_persian_culture.scoring.extract import read_pick as read_pick_number
-from lm_eval_persian_culture.scoring.records import encode_record, lm_eval_filter, make_process_results, record_of
+from lm_eval_persian_culture.scoring.aggregations import NAN, mean_or_nan, rate, slug
+from lm_eval_persian_culture.scoring.records import make_process_results
+from lm_eval_persian_culture.tasks._option_task import OptionTask
 from lm_eval_persian_culture.tasks.cac.ranges import SIGMAS, accepted_range
 
 logger = logging.getLogger("lm_eval_persian_culture")
@@ -342,19 +343,14 @@ def load_iran(**settings):
     return _dataset(build_docs(dict([IRAN]), IRAN_ANNOTATIONS, settings))
 
 
-# --------------------------------------------------------------------------- filter and records
-def read_pick(reply: str, doc: Mapping) -> tuple[int | None, str | None]:
-    """(pick, "rule") as the pack's answer grammar reads it over the five labels and the five
-    response texts (quoted, inflected, or a quoted part of only one response), else (None, None)."""
-    pick = read_pick_number(reply, [doc[f] for f in RESPONSE_FIELDS], count=5)
-    return (pick, "rule") if pick is not None else (None, None)
-
-
-# --------------------------------------------------------------------------- LLM extractor
+# --------------------------------------------------------------------------- reading, filter and records
+# The shared option-task helper reads the pick (the pack's answer grammar over the five numbers and the five
+# response texts: quoted, inflected, or a quoted part of only one response; a reply going on into an invented
+# next conversation is cut there), hands what the rules cannot read to the LLM extractor when a judge is
+# configured (set at dataset load), and makes the per-doc record. The filter's record keeps CAC's keys:
+# ``{"reply", "pick": 1-5 | None, "read_by": "rule" | "llm" | None}`` (plus ``llm_raw``/``llm_error`` where
+# the extractor was asked).
 LLM_EXTRACTOR_SETTING = "cac_llm_extractor"
-# replies the rules cannot read go to it when a judge is configured (set at dataset load)
-EXTRACTOR = extractor.fallback(LLM_EXTRACTOR_SETTING, "CAC")
-configure_extractor = EXTRACTOR.configure
 
 
 def _question(doc: Mapping) -> str:
@@ -362,47 +358,45 @@ def _question(doc: Mapping) -> str:
             f"First turn: {doc['first_turn']}\nWhich response best fits the cultural context?")  # fmt: skip
 
 
-def _pick_by_rule(doc: Mapping, reply: str) -> int | None:
-    return read_pick(reply, doc)[0]
+def _in_range(doc: Mapping, index: int | None) -> bool:
+    """The pick lies in the accepted range; an unreadable reply is wrong."""
+    return index is not None and doc["accepted_first"] <= index + 1 <= doc["accepted_last"]
 
 
-_ASK = EXTRACTOR.ask_numbered(lambda doc: (_question(doc), [doc[f] for f in RESPONSE_FIELDS]))
-_CUT_WARNING = ("CAC: %d replies stop inside an unclosed <think> block (no pick): reasoning models need "
-                "--gen_kwargs max_gen_toks=... well above the default 256 (see tasks/cac/README.md)")  # fmt: skip
+TASK = OptionTask(
+    name="CAC",
+    switch=LLM_EXTRACTOR_SETTING,
+    options=lambda doc: [doc[f] for f in RESPONSE_FIELDS],
+    question=_question,
+    labels="numbers",
+    correct=_in_range,
+    fields=(
+        "conversation_id",
+        "country",
+        "relationship",
+        "stylistic_axis",
+        "pick_mean",
+        "accepted_first",
+        "accepted_last",
+    ),  # fmt: skip
+    more=lambda doc, index: {"pick": None if index is None else index + 1},
+    # the prompt opens with the country; base models also number invented items "Conversation 2:"
+    next_item=("Conversation", "Country"),
+    answer_key="pick",
+    by_key="read_by",
+    cut_warning="CAC: %d replies stop inside an unclosed <think> block (no pick): reasoning models need "
+    "--gen_kwargs max_gen_toks=... well above the default 256 (see tasks/cac/README.md)",
+)
+EXTRACTOR = TASK.extractor
+configure_extractor = TASK.configure
+extract_filter = TASK.filter
+doc_record = TASK.record
 
 
-@lm_eval_filter
-def extract_filter(resps: Sequence, docs: Sequence[dict]) -> list[str]:
-    """Custom lm-eval filter: one JSON record per reply, ``{"reply", "pick": 1-5 | None,
-    "read_by": "rule" | "llm" | None}`` (plus ``llm_raw``/``llm_error`` where the
-    extractor was asked). Replies the rules cannot read go to the LLM extractor if one is set."""
-    read = EXTRACTOR.read(resps, docs, _pick_by_rule, _ASK, cut_warning=_CUT_WARNING)
-    return [encode_record({"reply": r.reply, "pick": r.answer, "read_by": r.by, **r.extra}) for r in read]
-
-
-def _rule_record(doc: Mapping, reply: str) -> dict:
-    pick, read_by = read_pick(reply, doc)
-    return {"pick": pick, "read_by": read_by}
-
-
-def doc_record(doc: dict, result: Any) -> dict:
-    """The per-doc value every metric shares (aggregations read what they need)."""
-    record = record_of(result, partial(_rule_record, doc))  # another filter ran instead: rules only
-    pick, read_by = record.get("pick"), record.get("read_by")
-    correct = pick is not None and doc["accepted_first"] <= pick <= doc["accepted_last"]
-    return {
-        "conversation_id": doc["conversation_id"],
-        "country": doc["country"],
-        "relationship": doc["relationship"],
-        "stylistic_axis": doc["stylistic_axis"],
-        "pick": pick,
-        "pick_mean": doc["pick_mean"],
-        "accepted_first": doc["accepted_first"],
-        "accepted_last": doc["accepted_last"],
-        "correct": int(correct),
-        "invalid": int(pick is None),
-        "llm": int(read_by == "llm"),
-    }
+def read_pick(reply: str, doc: Mapping) -> tuple[int | None, str | None]:
+    """(pick, "rule") as the rules read it, else (None, None)."""
+    index = TASK.read(reply, doc)
+    return (index + 1, "rule") if index is not None else (None, None)
 
 
 # --------------------------------------------------------------------------- aggregations
@@ -458,18 +452,18 @@ def adaptation_pair_count(items: Iterable[Mapping]) -> int:
     return len(adaptation_pairs(list(items)))
 
 
-AGGREGATIONS: dict[str, Any] = {
-    "range_accuracy": range_accuracy,
-    "invalid_rate": partial(rate, field="invalid"),
-    "llm_extracted_rate": partial(rate, field="llm"),
-    "chance_range_accuracy": chance_range_accuracy,
-}
 AXIS_METRICS = tuple(f"range_accuracy_axis_{a}" for a in AXES)
 RELATIONSHIP_METRICS = tuple(f"range_accuracy_relationship_{r}" for r in RELATIONSHIPS)
 COUNTRY_METRICS = tuple(f"range_accuracy_{c}" for c in COUNTRIES)
-AGGREGATIONS.update(make_field_rates("stylistic_axis", dict(zip(AXIS_METRICS, AXES))))
-AGGREGATIONS.update(make_field_rates("relationship", dict(zip(RELATIONSHIP_METRICS, RELATIONSHIPS))))
-AGGREGATIONS.update(make_field_rates("country", dict(zip(COUNTRY_METRICS, COUNTRIES))))
+# invalid_rate, llm_extracted_rate, llm_extractor_errors and the range accuracy per axis, relationship and
+# country from the shared helper (its "accuracy" is range_accuracy here: "correct" is "in the accepted range")
+AGGREGATIONS: dict[str, Any] = TASK.aggregations({
+    "stylistic_axis": dict(zip(AXIS_METRICS, AXES)),
+    "relationship": dict(zip(RELATIONSHIP_METRICS, RELATIONSHIPS)),
+    "country": dict(zip(COUNTRY_METRICS, COUNTRIES)),
+})  # fmt: skip
+del AGGREGATIONS["accuracy"]
+AGGREGATIONS.update({"range_accuracy": range_accuracy, "chance_range_accuracy": chance_range_accuracy})
 CROSS_AGGREGATIONS = {
     **AGGREGATIONS,
     "range_accuracy": macro_range_accuracy,  # mean over countries
@@ -477,20 +471,22 @@ CROSS_AGGREGATIONS = {
     "adaptation_pairs": adaptation_pair_count,
 }
 
-COUNTRY_TASK_METRICS = ("range_accuracy", "invalid_rate", "llm_extracted_rate", "chance_range_accuracy", *AXIS_METRICS,
-                        *RELATIONSHIP_METRICS)  # fmt: skip
+COUNTRY_TASK_METRICS = ("range_accuracy", "invalid_rate", "llm_extracted_rate", "llm_extractor_errors",
+                        "chance_range_accuracy", *AXIS_METRICS, *RELATIONSHIP_METRICS)  # fmt: skip
 CROSS_TASK_METRICS = ("range_accuracy", *COUNTRY_METRICS, "adaptation", "adaptation_pairs", "invalid_rate",
-                      "llm_extracted_rate", "chance_range_accuracy", *AXIS_METRICS, *RELATIONSHIP_METRICS)  # fmt: skip
+                      "llm_extracted_rate", "llm_extractor_errors", "chance_range_accuracy", *AXIS_METRICS,
+                      *RELATIONSHIP_METRICS)  # fmt: skip
 LOWER_IS_BETTER = {
     "invalid_rate",
     "llm_extracted_rate",
+    "llm_extractor_errors",
     "chance_range_accuracy",
     "adaptation_pairs",
 }  # the last two describe the data
 
 
 def _value(doc: dict, results: list) -> dict:
-    return doc_record(doc, results[0])
+    return TASK.record(doc, results[0])
 
 
 def aggregate(items: Iterable[Mapping], cross: bool = False) -> dict[str, float]:
@@ -519,6 +515,7 @@ cross_adaptation_pairs = CROSS_AGGREGATIONS["adaptation_pairs"]
 cross_chance_range_accuracy = CROSS_AGGREGATIONS["chance_range_accuracy"]
 cross_invalid_rate = CROSS_AGGREGATIONS["invalid_rate"]
 cross_llm_extracted_rate = CROSS_AGGREGATIONS["llm_extracted_rate"]
+cross_llm_extractor_errors = CROSS_AGGREGATIONS["llm_extractor_errors"]
 cross_range_accuracy = CROSS_AGGREGATIONS["range_accuracy"]
 cross_range_accuracy_america = CROSS_AGGREGATIONS["range_accuracy_america"]
 cross_range_accuracy_axis_directness_indirectness = CROSS_AGGREGATIONS["range_accuracy_axis_directness_indirectness"]
@@ -546,6 +543,7 @@ cross_range_accuracy_relationship_parent_child = CROSS_AGGREGATIONS["range_accur
 cross_range_accuracy_relationship_strangers = CROSS_AGGREGATIONS["range_accuracy_relationship_strangers"]
 invalid_rate = AGGREGATIONS["invalid_rate"]
 llm_extracted_rate = AGGREGATIONS["llm_extracted_rate"]
+llm_extractor_errors = AGGREGATIONS["llm_extractor_errors"]
 range_accuracy_axis_directness_indirectness = AGGREGATIONS["range_accuracy_axis_directness_indirectness"]
 range_accuracy_axis_gratitude_expectation = AGGREGATIONS["range_accuracy_axis_gratitude_expectation"]
 range_accuracy_axis_insistence_yielding = AGGREGATIONS["range_accuracy_axis_insistence_yielding"]

@@ -17,7 +17,7 @@ PROMPT_IDS = (1, 2, 3, 4, 5)
 
 # Every task's metadata (lm-eval writes it into the results JSON); signed_metrics is added per task.
 METADATA = {
-    "version": 1.2,
+    "version": 1.3,
     "paper": "Sakhaeirad, Ma'manpoosh, Hemmat. Unmasking the Factual-Conceptual Gap in Persian Language Models "
     "(DivanBench), SilkRoadNLP 2026, arXiv 2602.17623",
     "data": "hf:divanbench/divanbench@main (unpinned: layout unverified) "

@@ -37,8 +37,9 @@ from lm_eval_persian_culture.data.sources import (
 from lm_eval_persian_culture.judge import extractor
 from lm_eval_persian_culture.lm_eval_stack import lm_eval_context
 from lm_eval_persian_culture.scoring.aggregations import field_is, per_group_rate, rate
-from lm_eval_persian_culture.scoring.extract import LETTERS, extract_choice, extract_yes_no, yes_no_label
+from lm_eval_persian_culture.scoring.extract import LETTERS, extract_yes_no, yes_no_label
 from lm_eval_persian_culture.scoring.records import encode_record, lm_eval_filter, make_process_results, record_of
+from lm_eval_persian_culture.tasks._option_task import OptionTask, count_errors
 from lm_eval_persian_culture.tasks._taskgen import SIGNED, magnitude_name
 from lm_eval_persian_culture.tasks.divan.aggregations import (
     group_differences,
@@ -497,11 +498,28 @@ def _options(doc: dict) -> list[str]:
     return [doc[f"option_{x}"] for x in "abcd"]
 
 
+# The MCQ items' reading is the shared option-task helper's (the pack's answer grammar over A-D / الف-د, 1-4
+# and the option texts; a reply going on into an invented next question is cut there). The filter below
+# stays DivanBench's own: it reads binary items too, and the paper pipeline sends every reply to the
+# extractor with DivanBench's MCQ template (cached under it).
+MCQ = OptionTask(
+    name="DivanBench",
+    switch=LLM_EXTRACTOR_SETTING,
+    options=_options,
+    question=lambda doc: doc["question"],
+    labels="letters",
+    gold=lambda doc: LETTERS.index(doc["answer"]),
+    answer_key="extracted",
+    by_key="extracted_by",
+    key="divan",
+)
+
+
 def extract_rule(doc: dict, reply: str) -> str | None:
     """The deterministic answer: "A".."D" for MCQ, "yes"/"no" for binary, or None."""
     if doc["type"] == "binary":
         return yes_no_label(extract_yes_no(reply))
-    return extract_choice(reply, _options(doc))
+    return MCQ.spelled(MCQ.read(reply, doc))
 
 
 @lm_eval_filter
@@ -549,6 +567,7 @@ def doc_record(doc: dict, result: Any) -> dict:
         "correct": int(extracted is not None and extracted == doc["answer"]),
         "invalid": int(extracted is None),
         "llm": int(result.get("extracted_by") == "llm"),
+        "llm_error": int(bool(result.get("llm_error"))),
     }
 
 
@@ -593,10 +612,11 @@ for _name in SIGNED_METRICS:
     AGGREGATIONS[magnitude_name(_name)] = partial(_magnitude, mean_agg=AGGREGATIONS[_name])
 AGGREGATIONS["invalid_rate"] = partial(rate, field="invalid")
 AGGREGATIONS["llm_extracted_rate"] = partial(rate, field="llm")
+AGGREGATIONS["llm_extractor_errors"] = count_errors
 
 _PAIRED = ("accept_true", "accept_true_std", "reject_false", "reject_false_std",
            "acquiescence_bias", "acquiescence_bias_abs", "acquiescence_bias_std")  # fmt: skip
-TYPE_METRICS = ("accuracy", "accuracy_std", "invalid_rate", "llm_extracted_rate")
+TYPE_METRICS = ("accuracy", "accuracy_std", "invalid_rate", "llm_extracted_rate", "llm_extractor_errors")
 BINARY_METRICS = TYPE_METRICS + _PAIRED
 # Single-prompt tasks: a spread over one prompt is 0 by construction, so none is reported.
 TYPE_SINGLE_METRICS = tuple(m for m in TYPE_METRICS if not m.endswith("_std"))
@@ -606,6 +626,7 @@ ALL_METRICS = (
     "scenario_accuracy", "scenario_accuracy_std", *_PAIRED,
     "factual_conceptual_gap", "factual_conceptual_gap_abs", "factual_conceptual_gap_std",
     "invalid_rate", "factual_invalid_rate", "binary_invalid_rate", "scenario_invalid_rate", "llm_extracted_rate",
+    "llm_extractor_errors",
 )  # fmt: skip
 METRIC_SETS = {
     "TYPE_METRICS": TYPE_METRICS,
@@ -681,6 +702,7 @@ factual_conceptual_gap_std = AGGREGATIONS["factual_conceptual_gap_std"]
 factual_invalid_rate = AGGREGATIONS["factual_invalid_rate"]
 invalid_rate = AGGREGATIONS["invalid_rate"]
 llm_extracted_rate = AGGREGATIONS["llm_extracted_rate"]
+llm_extractor_errors = AGGREGATIONS["llm_extractor_errors"]
 reject_false = AGGREGATIONS["reject_false"]
 reject_false_std = AGGREGATIONS["reject_false_std"]
 scenario_accuracy = AGGREGATIONS["scenario_accuracy"]

@@ -6,9 +6,11 @@ the docs of the generative and loglikelihood tasks, per-doc records and the aggr
 (accuracy, macro accuracy over the 11 categories, accuracy per category, invalid rate,
 and the Persian minus English differences of the two-language task).
 
-lm-eval executes this file anew for every ``!function utils.<name>`` of a YAML, so it keeps no
-state of its own: the LLM extractor the loader configures and the filter uses is the process's
-one ``judge.extractor.fallback`` object. The names the YAMLs use are at the end of the file.
+Reading, the LLM-extractor fallback, the generative record and the standard aggregations are the shared
+option-task helper's (``tasks/_option_task.py``; ``TASK`` below). lm-eval executes this file anew for
+every ``!function utils.<name>`` of a YAML, so it keeps no state of its own: the LLM extractor the loader
+configures and the filter uses is the process's one ``judge.extractor.fallback`` object. The names the
+YAMLs use are at the end of the file.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from functools import partial
 from typing import Any
 
 from lm_eval_persian_culture.data.sources import PROVENANCE_FIELD, DataSchemaError, resolve_data_dir
-from lm_eval_persian_culture.judge import extractor
 from lm_eval_persian_culture.scoring.aggregations import field_is, macro_rate, make_field_rates, rate, slug
-from lm_eval_persian_culture.scoring.extract import LETTERS, read_option
-from lm_eval_persian_culture.scoring.records import encode_record, lm_eval_filter, make_process_results, record_of
+from lm_eval_persian_culture.scoring.extract import LETTERS
+from lm_eval_persian_culture.scoring.records import make_process_results
+from lm_eval_persian_culture.tasks._option_task import OptionTask
+from lm_eval_persian_culture.tasks._option_task import higher_is_better as option_higher_is_better
 from lm_eval_persian_culture.tasks.percul.source import CATEGORIES, SPLITS, load_items
 from lm_eval_persian_culture.text.persian import PERSIAN_DIGITS
 
@@ -151,65 +154,41 @@ def load(languages: Sequence[str], **settings):
     return {"test": datasets.Dataset.from_list(build_docs(languages, settings))}
 
 
-# --------------------------------------------------------------------------- LLM extractor
-LLM_EXTRACTOR_SETTING = "percul_llm_extractor"
-# replies the rules cannot read go to it when a judge is configured (set at dataset load)
-EXTRACTOR = extractor.fallback(LLM_EXTRACTOR_SETTING, "PerCul")
-configure_extractor = EXTRACTOR.configure
-
-
 # --------------------------------------------------------------------------- generative scoring
+# The shared option-task helper reads the replies (the pack's answer grammar: numbers 1-4 in either script,
+# "گزینهٔ ۲", the option's own text, A-D; a reply going on into an invented next story is cut there), hands
+# what the rules cannot read to the LLM extractor when a judge is configured (set at dataset load), and makes
+# the per-doc record. The filter's record keeps PerCul's keys: ``{"reply", "extracted": "A".."D" | None,
+# "extracted_by": "rule" | "llm" | None}`` (plus ``llm_raw``/``llm_error`` where the extractor was asked).
+LLM_EXTRACTOR_SETTING = "percul_llm_extractor"
+TASK = OptionTask(
+    name="PerCul",
+    switch=LLM_EXTRACTOR_SETTING,
+    options=lambda doc: list(doc["options"]),
+    question=_head,
+    labels="numbers",
+    reads_letters=True,  # "B" or «ب» is the second option, as the rules have always read it
+    gold=lambda doc: doc["answer_index"],
+    fields=("language", "pair", "category"),
+    next_item=("Story", "داستان"),  # the prompt opens with the story ("Question N:" is always cut)
+    spell="letter",
+    answer_key="extracted",
+    by_key="extracted_by",
+    cut_warning="PerCul: %d replies stop inside an unclosed <think> block (no answer): raise "
+    "--gen_kwargs max_gen_toks=... for reasoning models",
+)
+EXTRACTOR = TASK.extractor
+configure_extractor = TASK.configure
+extract_filter = TASK.filter
+
+
 def read_answer(reply: str, doc: Mapping) -> str | None:
     """The option ("A".."D" for Choice 1-4) the shared answer grammar reads, or None."""
-    index = read_option(reply, list(doc["options"]), count=4)
-    return None if index is None else LETTERS[index]
-
-
-def _number_by_rule(doc: Mapping, reply: str) -> int | None:
-    index = read_option(reply, list(doc["options"]), count=4)
-    return None if index is None else index + 1
-
-
-_ASK = EXTRACTOR.ask_numbered(lambda doc: (_head(doc), list(doc["options"])))
-_CUT_WARNING = ("PerCul: %d replies stop inside an unclosed <think> block (no answer): raise "
-                "--gen_kwargs max_gen_toks=... for reasoning models")  # fmt: skip
-
-
-@lm_eval_filter
-def extract_filter(resps: Sequence, docs: Sequence[Mapping]) -> list[str]:
-    """Custom lm-eval filter: per doc, a JSON record ``{"reply", "extracted": "A".."D" | None,
-    "extracted_by": "rule" | "llm" | None}`` (plus ``llm_raw``/``llm_error`` where the extractor was asked).
-
-    The option is read by the pack's shared answer grammar (numbers 1-4 in either script,
-    "گزینهٔ ۲", the option's own text, ...); a reply it cannot read goes to the LLM extractor
-    when one is configured, else counts as invalid (and wrong)."""
-    read = EXTRACTOR.read(resps, docs, _number_by_rule, _ASK, cut_warning=_CUT_WARNING)
-    return [
-        encode_record({"reply": r.reply, "extracted": None if r.answer is None else LETTERS[r.answer - 1],
-                       "extracted_by": r.by, **r.extra})
-        for r in read
-    ]  # fmt: skip
-
-
-def _rule_record(doc: Mapping, reply: str) -> dict:
-    extracted = read_answer(reply, doc)
-    return {"extracted": extracted, "extracted_by": "rule" if extracted else None}
-
-
-def doc_record(doc: Mapping, extracted: str | None, extracted_by: str | None = None) -> dict:
-    return {
-        "language": doc["language"],
-        "pair": doc["pair"],
-        "category": doc["category"],
-        "correct": int(extracted is not None and extracted == doc["answer"]),
-        "invalid": int(extracted is None),
-        "llm": int(extracted_by == "llm"),
-    }
+    return TASK.spelled(TASK.read(reply, doc))
 
 
 def _generate_value(doc: Mapping, results: list) -> dict:
-    record = record_of(results[0], partial(_rule_record, doc))  # another filter ran instead: rules only
-    return doc_record(doc, record.get("extracted"), record.get("extracted_by"))
+    return TASK.record(doc, results[0])
 
 
 # --------------------------------------------------------------------------- loglikelihood scoring
@@ -263,16 +242,14 @@ def _accuracy(items, field="correct", where=None):
     return rate(items, field, where=where)
 
 
-AGGREGATIONS: dict[str, Any] = {
-    "accuracy": partial(rate, field="correct"),
+# accuracy, invalid_rate, llm_extracted_rate, llm_extractor_errors, and accuracy over one category's docs
+# (NaN when the run has none, e.g. under --limit) from the shared helper
+AGGREGATIONS: dict[str, Any] = TASK.aggregations({"category": {f"accuracy_{s}": c for c, s in CATEGORY_SLUGS.items()}})
+AGGREGATIONS.update({
     "macro_accuracy": macro_accuracy,
-    "invalid_rate": partial(rate, field="invalid"),
-    "llm_extracted_rate": partial(rate, field="llm"),
     "accuracy_norm": partial(rate, field="correct_norm"),
     "macro_accuracy_norm": partial(macro_accuracy, field="correct_norm"),
-}
-# accuracy over one category's docs (NaN when the run has none, e.g. under --limit)
-AGGREGATIONS.update(make_field_rates("category", {f"accuracy_{s}": c for c, s in CATEGORY_SLUGS.items()}))
+})  # fmt: skip
 AGGREGATIONS.update(
     make_field_rates("category", {f"accuracy_norm_{s}": c for c, s in CATEGORY_SLUGS.items()}, "correct_norm")
 )
@@ -291,14 +268,14 @@ _PER_CATEGORY = tuple(f"accuracy_{s}" for s in CATEGORY_SLUGS.values())
 _PER_CATEGORY_NORM = tuple(f"accuracy_norm_{s}" for s in CATEGORY_SLUGS.values())
 METRIC_SETS = {
     # one language, generative; the paper's headline (macro accuracy) first
-    "GENERATE": ("macro_accuracy", "accuracy", *_PER_CATEGORY, "invalid_rate", "llm_extracted_rate"),
+    "GENERATE": ("macro_accuracy", "accuracy", *_PER_CATEGORY, *OptionTask.EXTRACTION_METRICS),
     # one language, loglikelihood
     "MC": ("macro_accuracy", "macro_accuracy_norm", "accuracy", "accuracy_norm", *_PER_CATEGORY, *_PER_CATEGORY_NORM),
     # both languages and the difference
     "FA_EN_GENERATE": (
         "macro_accuracy_fa", "macro_accuracy_en", "macro_accuracy_fa_minus_en",
         "accuracy_fa", "accuracy_en", "accuracy_fa_minus_en", "invalid_rate_fa", "invalid_rate_en",
-        "llm_extracted_rate",
+        "llm_extracted_rate", "llm_extractor_errors",
     ),
     "FA_EN_MC": (
         "macro_accuracy_fa", "macro_accuracy_en", "macro_accuracy_fa_minus_en",
@@ -310,10 +287,10 @@ METRIC_SETS = {
 
 
 def higher_is_better(metric: str) -> bool:
-    """Accuracies are better high; the invalid rate and the share read by the LLM extractor low. A Persian
-    minus English difference has no better direction: reported as higher-is-better only so lm-eval prints it
-    unflagged."""
-    return not metric.startswith(("invalid_rate", "llm_extracted_rate"))
+    """Accuracies are better high; the invalid rate, the share read by the LLM extractor and its failures low.
+    A Persian minus English difference has no better direction: reported as higher-is-better only so lm-eval
+    prints it unflagged."""
+    return option_higher_is_better(metric)
 
 
 def aggregate(items: Iterable[Mapping], names: Sequence[str]) -> dict[str, float]:
@@ -365,6 +342,7 @@ invalid_rate = AGGREGATIONS["invalid_rate"]
 invalid_rate_en = AGGREGATIONS["invalid_rate_en"]
 invalid_rate_fa = AGGREGATIONS["invalid_rate_fa"]
 llm_extracted_rate = AGGREGATIONS["llm_extracted_rate"]
+llm_extractor_errors = AGGREGATIONS["llm_extractor_errors"]
 macro_accuracy_en = AGGREGATIONS["macro_accuracy_en"]
 macro_accuracy_fa = AGGREGATIONS["macro_accuracy_fa"]
 macro_accuracy_fa_minus_en = AGGREGATIONS["macro_accuracy_fa_minus_en"]
