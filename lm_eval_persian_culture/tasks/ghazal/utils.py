@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
-from lm_eval_persian_culture.data.sources import PROVENANCE_FIELD
+from lm_eval_persian_culture.data.sources import to_dataset
 from lm_eval_persian_culture.scoring.aggregations import rate
 from lm_eval_persian_culture.tasks._option_task import OptionTask
 from lm_eval_persian_culture.tasks.ghazal.scoring import COMPLETE, NON_RETRIEVAL, PARTIAL, score_reply
@@ -33,10 +33,7 @@ COMPLETION_METRICS = ("complete_rate", "partial_rate", "non_retrieval_rate", "fo
 
 def _completion_loader(poet: str, cue: str) -> Callable[..., dict]:
     def load(**kwargs: Any) -> dict:
-        import datasets
-
-        docs, provenance = completion_docs(poet, cue, kwargs)
-        return {"test": datasets.Dataset.from_list([{**d, PROVENANCE_FIELD: provenance} for d in docs])}
+        return {"test": to_dataset(*completion_docs(poet, cue, kwargs))}
 
     load.__name__ = f"load_completion_{poet}_{cue}"
     return load
@@ -91,11 +88,8 @@ RECOGNITION_METRICS = {  # cue -> its metrics: accuracy, each distractor's pick 
 
 def _recognition_loader(poet: str, cue: str) -> Callable[..., dict]:
     def load(**kwargs: Any) -> dict:
-        import datasets
-
         TASK.configure(kwargs)  # a bad extractor setting fails here, before any model time
-        docs, provenance = recognition_docs(poet, cue, kwargs)
-        return {"test": datasets.Dataset.from_list([{**d, PROVENANCE_FIELD: provenance} for d in docs])}
+        return {"test": to_dataset(*recognition_docs(poet, cue, kwargs))}
 
     load.__name__ = f"load_recognition_{poet}_{cue}"
     return load
