@@ -64,7 +64,10 @@ def test_recognition_accuracy_and_picks(run, task):
     assert [r["read_by"] for r in records] == ["rule", "rule", "rule", None]
 
 
-def test_suite_member_pools_by_size(run):
-    m = metrics(run, "ghazal_core")
+def test_suite_member_pools_each_setting_over_its_own_items(run):
+    m = metrics(run, "ghazal_core_completion")  # 8 completion items: 2 Complete, 2 format errors
     assert m["complete_rate"] == pytest.approx(2 / 8) and m["format_error_rate"] == pytest.approx(2 / 8)
-    assert m["accuracy"] == pytest.approx(2 / 8)
+    assert m["non_retrieval_rate"] == pytest.approx(4 / 8) and "accuracy" not in m
+    m = metrics(run, "ghazal_core_recognition")  # 8 recognition items: 2 right
+    assert m["accuracy"] == pytest.approx(2 / 8) and "complete_rate" not in m
+    assert metrics(run, "ghazal_core") == {}  # completion and recognition are never pooled into one figure

@@ -57,16 +57,19 @@ GROUPS = {
         ["ghazal_completion_hafez", "ghazal_completion_saadi"],
         "Persian completion, both poets, every cue",
     ),
-    # the suite's member: each poet's completion from the first hemistich and the poet's name alone
+    # the suite's standard conditions: completion from the first hemistich and the poet's name, and recognition
+    # among three options, for both poets (two groups: a group's rates are over its own items only)
+    "ghazal_core_completion": (
+        ["ghazal_completion_hafez_name", "ghazal_completion_saadi_name"],
+        "the standard completion condition: from the first hemistich and the poet's name, Hafez and Saadi",
+    ),
+    "ghazal_core_recognition": (
+        ["ghazal_recognition_hafez_baseline", "ghazal_recognition_saadi_baseline"],
+        "the standard recognition condition: three options, Hafez and Saadi",
+    ),
     "ghazal_core": (
-        [
-            "ghazal_completion_hafez_name",
-            "ghazal_completion_saadi_name",
-            "ghazal_recognition_hafez_baseline",
-            "ghazal_recognition_saadi_baseline",
-        ],
-        "the standard conditions: completion from the first hemistich and the poet's name, and recognition "
-        "among three options, Hafez and Saadi",
+        ["ghazal_core_completion", "ghazal_core_recognition"],
+        "the suite's member: the standard completion and recognition conditions (figures in its two groups)",
     ),
     "ghazal": (
         [
@@ -122,20 +125,16 @@ def task_yaml(task: str) -> str:
     )
 
 
+MIXED = ("ghazal", "ghazal_core")  # completion and recognition together: no pooled figure (each is in a member)
+
+
 def group_yaml(group: str) -> str:
     members, about = GROUPS[group]
     tasks = "\n".join(f"  - {t}" for t in members)
-    names = []
-    if "recognition" in group or group in ("ghazal", "ghazal_core"):
-        names.append("accuracy")
-    if "recognition" not in group:
-        names += RATES
+    names = ["accuracy"] if "recognition" in group else list(RATES)
     metrics = "".join(f"  - metric: {m}\n    aggregation: mean\n    weight_by_size: true\n" for m in names)
-    return (
-        f"{HEADER}\n# {about}\ngroup: {group}\ntask:\n{tasks}\n"
-        f"aggregate_metric_list:\n{metrics}"
-        "metadata:\n  version: 1.0\n"
-    )
+    aggregate = "" if group in MIXED else f"aggregate_metric_list:\n{metrics}"
+    return f"{HEADER}\n# {about}\ngroup: {group}\ntask:\n{tasks}\n{aggregate}metadata:\n  version: 1.0\n"
 
 
 def expected_files() -> dict[Path, str]:

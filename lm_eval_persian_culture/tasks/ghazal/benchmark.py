@@ -54,8 +54,8 @@ BENCHMARK = Benchmark(
         **{f"ghazal_recognition_{p}_{c}": _CUE_LABELS[c] for p, cues in _RECOGNITION.items() for c in cues},
     },
     leaderboard=(
-        ("GhazalBench completion", "ghazal_core", "complete_rate"),
-        ("GhazalBench recognition", "ghazal_core", "accuracy"),
+        ("GhazalBench completion", "ghazal_core_completion", "complete_rate"),
+        ("GhazalBench recognition", "ghazal_core_recognition", "accuracy"),
     ),
     fingerprint=(("extraction", ("ghazal_llm_extractor",)),),
     charts=(
