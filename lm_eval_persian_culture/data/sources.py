@@ -12,6 +12,8 @@ online, its schema) and reads them with :func:`load_rows` (then :func:`to_datase
   naming the file, row and field (or the columns found vs expected) before the model
   generates anything; a local file is read strictly: bytes that are not UTF-8, a record cut
   off by a truncated copy, malformed JSON or CSV, and an id given twice are such errors too;
+* reads spreadsheets (``.xlsx``, the first sheet; GhazalBench's release format) with openpyxl, locally
+  and from a pinned URL (``datasets`` has no spreadsheet builder);
 * stamps every doc with a ``provenance`` string (local path + sha256, or hub id + revision,
   or URL at a commit) that lm-eval logs with each sample, and logs it once per file.
 """
@@ -35,6 +37,10 @@ from lm_eval_persian_culture.errors import PackUserError
 logger = logging.getLogger("lm_eval_persian_culture")
 
 DATA_DIR_ENV = "PERSIAN_CULTURE_DATA_DIR"
+# A base URL that stands in for https://raw.githubusercontent.com/ (a mirror, or a local server in tests): the
+# pinned path (owner/repo/commit/file) is kept, only the host changes.
+RAW_MIRROR_ENV = "PERSIAN_CULTURE_RAW_MIRROR"
+RAW_GITHUB = "https://raw.githubusercontent.com/"
 PROVENANCE_FIELD = "provenance"
 
 
@@ -47,14 +53,22 @@ class DataNotFoundError(PackUserError, FileNotFoundError):
 
 
 # Characters that show nothing: a field holding only these (and whitespace) is empty.
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff"))
+_INVISIBLE_CHARS = "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff"
+
+
+def _blank(value: str) -> bool:
+    """Only whitespace and invisible characters (stripped from both ends in turn: no copy of a long text)."""
+    previous = None
+    while value and value != previous:
+        previous, value = value, value.strip().strip(_INVISIBLE_CHARS)
+    return not value
 
 
 def id_problem(value: Any) -> str | None:
     """``Column(..., kind=object, check=id_problem)``: an id is a non-empty string or an integer."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         return f"expected a string or integer id, got {type(value).__name__} {value!r}"
-    if isinstance(value, str) and not value.translate(_INVISIBLE).strip():
+    if isinstance(value, str) and _blank(value):
         return "is empty"
     return None
 
@@ -78,7 +92,7 @@ class Column:
             return f"expected an integer, got {value!r}"
         if not isinstance(value, self.kind):
             return f"expected {self.kind.__name__}, got {type(value).__name__} {value!r}"
-        if self.kind is str and not self.allow_empty and not value.translate(_INVISIBLE).strip():
+        if self.kind is str and not self.allow_empty and _blank(value):
             return "is empty"
         if self.choices is not None and value not in self.choices:
             return f"has value {value!r}, expected one of {list(self.choices)}"
@@ -151,7 +165,9 @@ class SourceFile:
     @property
     def fmt(self) -> str:
         suffix = Path(self.filename).suffix.lower()
-        return {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet"}.get(suffix, suffix)
+        return {".jsonl": "json", ".json": "json", ".csv": "csv", ".parquet": "parquet", ".xlsx": "xlsx"}.get(
+            suffix, suffix
+        )
 
 
 def resolve_data_dir(settings: Mapping[str, Any] | None = None) -> Path | None:
@@ -391,6 +407,8 @@ def read_local(path: Path) -> list[dict]:
             return _read_json(path)
     if suffix == ".csv":
         return _read_csv(path)
+    if suffix == ".xlsx":
+        return read_xlsx(path.read_bytes(), str(path))
     if suffix == ".parquet":  # the hub's own storage format (pyarrow comes with datasets)
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -400,6 +418,66 @@ def read_local(path: Path) -> list[dict]:
         except (pa.ArrowException, OSError) as e:
             raise DataSchemaError(f"{path}: not a readable parquet file: {e}") from None
     raise DataSchemaError(f"{path}: unsupported file type {suffix!r}")
+
+
+_XLSX_ROWS: dict[bytes, list[dict]] = {}  # sha1 of the file -> its records (parsing is slow; tasks share files)
+
+
+def read_xlsx(data: bytes, origin: str) -> list[dict]:
+    """The first sheet of a spreadsheet as records (the header row names the fields; empty cells are None,
+    rows with no value at all are skipped; a whole number is an int: a spreadsheet keeps every number a float).
+    A file read before in this process is parsed once (each call gets its own copies of the records)."""
+    digest = hashlib.sha1(data).digest()
+    if digest not in _XLSX_ROWS:
+        _XLSX_ROWS[digest] = _parse_xlsx(data, origin)
+    return [dict(row) for row in _XLSX_ROWS[digest]]
+
+
+def _parse_xlsx(data: bytes, origin: str) -> list[dict]:
+    import zipfile
+
+    import openpyxl
+
+    try:
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except (zipfile.BadZipFile, OSError, KeyError, ValueError) as e:
+        raise DataSchemaError(f"{origin}: not a readable .xlsx file: {e}") from None
+    rows = book.worksheets[0].iter_rows(values_only=True)
+    header = next(rows, None)
+    if header is None:
+        return []
+    names = [str(h) if h is not None else "" for h in header]
+    records = [
+        {name: int(v) if isinstance(v, float) and v.is_integer() else v for name, v in zip(names, row)}
+        for row in rows
+        if any(v is not None for v in row)
+    ]
+    book.close()
+    return records
+
+
+def online_url(url: str) -> str:
+    """``url`` with https://raw.githubusercontent.com/ replaced by ``PERSIAN_CULTURE_RAW_MIRROR`` when set."""
+    mirror = os.environ.get(RAW_MIRROR_ENV)
+    if mirror and url.startswith(RAW_GITHUB):
+        return mirror.rstrip("/") + "/" + url[len(RAW_GITHUB) :]
+    return url
+
+
+_DOWNLOADED: dict[str, bytes] = {}  # url -> bytes, once per process (every task of a benchmark reads the same files)
+
+
+def download(url: str, timeout: float = 60.0) -> bytes:
+    """The bytes at ``url`` (pinned release files never change, so they are kept for the process)."""
+    if url not in _DOWNLOADED:
+        import urllib.parse
+        import urllib.request
+
+        parts = urllib.parse.urlsplit(url)
+        quoted = urllib.parse.urlunsplit(parts._replace(path=urllib.parse.quote(parts.path)))
+        with urllib.request.urlopen(quoted, timeout=timeout) as response:  # noqa: S310 - a pinned https URL
+            _DOWNLOADED[url] = response.read()
+    return _DOWNLOADED[url]
 
 
 def _apply_column_map(rows: list[dict], column_map: Mapping[str, str], origin: str) -> list[dict]:
@@ -454,18 +532,23 @@ def load_rows(source: SourceFile, settings: Mapping[str, Any] | None = None) -> 
     elif source.url is not None:
         import datasets
 
+        url = online_url(source.url)
         try:
-            ds = datasets.load_dataset(source.fmt, data_files={"data": source.url}, split="data")
+            if source.fmt == "xlsx":
+                rows = read_xlsx(download(url), url)
+            else:
+                rows = datasets.load_dataset(source.fmt, data_files={"data": url}, split="data").to_list()
+        except DataSchemaError:
+            raise
         except Exception as err:  # offline, unreachable, moved: one line saying what to do, not datasets' error
             raise DataNotFoundError(
-                f"{source.benchmark}/{source.filename}: could not read the online release {source.url} "
+                f"{source.benchmark}/{source.filename}: could not read the online release {url} "
                 f"({type(err).__name__}: {' '.join(str(err).split())[:200]}). Check the connection (and that "
                 f"HF_DATASETS_OFFLINE is unset), or download the file to <data_dir>/{source.benchmark}/"
                 f"{source.filename} and set data_dir (--metadata '{{\"data_dir\": ...}}' or {DATA_DIR_ENV})."
             ) from err
-        rows = ds.to_list()
-        origin = source.url
-        provenance = f"url:{source.url}"
+        origin = url
+        provenance = f"url:{url}"
     else:  # pragma: no cover - a SourceFile without any location is a programming error
         raise DataNotFoundError(
             f"{source.benchmark}/{source.filename}: no public release is known; "
