@@ -8,7 +8,8 @@
    (ة ۀ -> ه, أ إ ٱ -> ا, ؤ -> و, a redundant word-final ء after alef, the tatweel, hamza marks,
    bidi marks, repeated or stray ZWNJs) and whitespace. Numbers are kept whole (:func:`join_numbers`):
    times ``۱۳:۰۰``, dates ``۱۴۰۰/۷/۲۵``, decimals ``۱٫۵``, ranges ``۲-۳`` (also ``۲ تا ۳``),
-   thousands separators dropped and a leading zero removed (``08:00`` -> ``۸:۰۰``).
+   thousands separators dropped and a leading zero removed (``08:00`` -> ``۸:۰۰``); then the numeric
+   normalisation of :mod:`numbers` (number words to digits, 12-hour times to 24, month names to months).
 2. :func:`split_items` -- split on ، ؛ , ; and on line breaks, list markers (only where they are
    markers: ``۱. نان``, never ``۱۳:۰۰``) and sentence ends (. ! ? ؟), then strip the remaining
    punctuation (quotes, brackets, colons, dashes) outside numbers.
