@@ -76,6 +76,8 @@ def test_each_form_holds_numbers_on_both_sides():
         ("یک میلیون و دویست هزار", "۱۲۰۰۰۰۰"),
         ("two hundred and five", "۲۰۵"),
         ("twenty-first", "۲۱"),
+        ("two thousand three hundred", "۲۳۰۰"),
+        ("one two", "۱ ۲"),
         ("یک شب", "۱ شب"),  # "one night": a night hour needs ساعت before it ...
         ("ساعت یک شب", "ساعت ۱:۰۰"),  # ... to be 01:00
         ("ساعت ۸ و نیم", "ساعت ۸:۳۰"),  # a clock half hour

@@ -51,7 +51,7 @@ DEVIATIONS = [
     "references before every metric: Persian and English number words, ordinals (-م, -مین, -ام), halves (یک و نیم) "
     "to digits; 12-hour times with a day-part word or AM/PM to 24-hour H:MM; D + Persian month name [+ year] to "
     "[Y/]M/D; names holding number words (weekdays X شنبه, سیزده بدر, سی و سه پل, هفت سین, ...) and نه alone ('no') "
-    "stay words. Dates and times stay digit tokens rather than being written out in words as sec. 5.2's examples "
+    "stay words; dates and times stay digit tokens rather than being written out in words as sec. 5.2's examples "
     "do; leading zeros and thousands separators dropped, 'N تا M' written N-M",
     "range rule (from BLEnD's substring test, which TARAZ's EM uses): a range in the reply matches a single "
     "reference equal to one of its ends ('8' is in '7 تا 8'), not one strictly inside it ('8' is not in '6 تا 9'); "

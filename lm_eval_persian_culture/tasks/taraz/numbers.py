@@ -194,7 +194,7 @@ def words_to_digits(text: str) -> str:
 
 def _next_part(tokens: list[str], j: int, last: int, word: str):
     """The next word of the number started before ``tokens[j]``: a larger scale word right after
-    (دو هزار, one hundred), an English unit after English tens (twenty five), or و/and and a
+    (دو هزار, one hundred), an English number that fits the place left (twenty five), or و/and and a
     number that fits the place left (بیست و پنج, صد و بیست, هزار و چهارصد; not سه و چهار)."""
     if j + 1 >= len(tokens):
         return None
@@ -204,16 +204,8 @@ def _next_part(tokens: list[str], j: int, last: int, word: str):
     v = _value(nxt[1])
     if v and v[1] == "scale" and v[0] > last:
         return j + 1, nxt, v
-    if (
-        v
-        and v[1] != "scale"
-        and word.isascii()
-        and nxt[1].isascii()
-        and 20 <= last < 100
-        and last % 10 == 0
-        and v[0] < 10
-    ):
-        return j + 1, nxt, v
+    if v and v[1] != "scale" and word.isascii() and nxt[1].isascii() and v[0] < _place(last):
+        return j + 1, nxt, v  # English runs without "and": twenty five, two thousand three hundred
     if nxt[1].casefold() in _AND and not nxt[2] and j + 2 < len(tokens):
         after = _split_edges(tokens[j + 2])
         v = _value(after[1])
