@@ -14,8 +14,6 @@ The cache key carries the model's revision, so a changed judge never reuses old 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import os
 import re
@@ -25,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lm_eval_persian_culture.data.fingerprint import directory_fingerprint
 from lm_eval_persian_culture.judge.backend import OnAnswer
 from lm_eval_persian_culture.judge.cache import CachedAnswer
 from lm_eval_persian_culture.judge.settings import JudgeConfigError, JudgeSettings
@@ -112,38 +111,8 @@ def _hub_commit(repo_id: str, revision: str | None) -> str:
 
 
 def directory_hash(directory: Path, cache_dir: Path) -> str:
-    """sha256 over (relative path, content hash) of every file; per-file hashes memoized by size and mtime."""
-    memo_path = cache_dir / HASH_MEMO_FILENAME
-    try:
-        memo = json.loads(memo_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        memo = {}
-    combined = hashlib.sha256()
-    changed = False
-    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
-        rel = path.relative_to(directory).as_posix()
-        if any(part.startswith(".") for part in Path(rel).parts):
-            continue  # .cache/, .git/: not part of the model
-        stat = path.stat()
-        memo_key = f"{path}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ino}"
-        digest = memo.get(memo_key)
-        if digest is None:
-            file_hash = hashlib.sha256()
-            with path.open("rb") as fh:
-                for chunk in iter(lambda: fh.read(1 << 22), b""):
-                    file_hash.update(chunk)
-            digest = memo[memo_key] = file_hash.hexdigest()
-            changed = True
-        combined.update(f"{rel}\0{digest}\n".encode())
-    if changed:
-        try:
-            cache_dir.mkdir(parents=True, exist_ok=True)
-            tmp = memo_path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(memo, indent=0), encoding="utf-8")
-            tmp.replace(memo_path)
-        except OSError as err:  # only a speed-up: hash again next time
-            log.debug("could not save %s: %s", memo_path, err)
-    return combined.hexdigest()
+    """The model directory's fingerprint (data/fingerprint.py); per-file hashes memoized in the cache dir."""
+    return directory_fingerprint(directory, cache_dir / HASH_MEMO_FILENAME)
 
 
 @dataclass

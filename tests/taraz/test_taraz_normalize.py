@@ -42,7 +42,7 @@ ZWNJ = "\u200c"
         ("2 – 3", "۲-۳"),  # en dash
         ("1.5", "۱٫۵"),  # decimal point: hazm writes ٫
         ("1,000,000", "۱۰۰۰۰۰۰"),  # thousands separators dropped
-        ("۱۳ فروردین", "۱۳ فروردین"),  # a date with a month name
+        ("۱۳ فروردین", "۱/۱۳"),  # a date with a month name: month/day (numbers.py)
         ("۱، ۲", "۱، ۲"),  # a Persian comma between numbers separates, never joins
         ("می رود", f"می{ZWNJ}رود"),  # half-space after می
         ("کتاب ها", f"کتاب{ZWNJ}ها"),  # half-space before ها
@@ -79,7 +79,7 @@ def test_clean(raw, expected):
         ("۳)", ["۳"]),
         ("جواب:\n۳.", ["جواب", "۳"]),
         # markers that really are markers
-        ("۱. ۱۳ فروردین\n۲. ۱۴ فروردین", ["۱۳ فروردین", "۱۴ فروردین"]),
+        ("۱. ۱۳ فروردین\n۲. ۱۴ فروردین", ["۱/۱۳", "۱/۱۴"]),
         ("1- نان\n2) پنیر", ["نان", "پنیر"]),
         ("(۱) چای", ["چای"]),
         ("• چای\n• قهوه", ["چای", "قهوه"]),
@@ -227,9 +227,9 @@ def test_hazm_stemmer_overstrips_names_ours_does_not():
         (f"نان{ZWNJ}ها و پنیرها", ["نان", "پنیر"]),
         ("کیک و شیر.", ["کیک", "شیر"]),
         ("۱. چای\n۲. قهوه\n۳. چای", ["چای", "قهوه"]),  # list, deduped
-        ("13 فروردین", ["۱۳ فروردین"]),
-        ("۱۳ فروردین، 13 فروردین، ١٣ فروردین", ["۱۳ فروردین"]),  # mixed digits, deduped
-        ("صد و بیست و سه", ["صد بیست سه"]),
+        ("13 فروردین", ["۱/۱۳"]),  # month names read as months
+        ("۱۳ فروردین، 13 فروردین، ١٣ فروردین", ["۱/۱۳"]),  # mixed digits, deduped
+        ("صد و بیست و سه", ["۱۲۳"]),  # number words to digits (numbers.py)
         ("می خورند", [f"می{ZWNJ}خورند"]),  # half-space restored
         (f"می{ZWNJ}خورند", [f"می{ZWNJ}خورند"]),
         ("می رود", []),  # hazm lists می‌رود as a stop word
@@ -241,7 +241,7 @@ def test_hazm_stemmer_overstrips_names_ours_does_not():
         ("", []),
         ("ساعت 13:00", ["ساعت ۱۳:۰۰"]),
         ("08:00", ["۸:۰۰"]),
-        ("ساعت ۱۱:۳۵ صبح", ["ساعت ۱۱:۳۵ صبح"]),
+        ("ساعت ۱۱:۳۵ صبح", ["ساعت ۱۱:۳۵"]),  # a 12-hour time with its day part -> 24-hour
         ("2-3 ساعت", ["۲-۳ ساعت"]),
         ("۲ تا ۳ ساعت", ["۲-۳ ساعت"]),
         ("۱۴۰۰/۰۷/۲۵", ["۱۴۰۰/۷/۲۵"]),

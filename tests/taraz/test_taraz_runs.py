@@ -18,10 +18,12 @@ def first_reference(doc: dict, prompt: str) -> str:
 
 
 def files_sha256(folder) -> str:
-    """sha256 over (relative name, NUL, content) of every file, in name order: the directory hash."""
+    """sha256 over '<relative name>\\0<sha256 of the content>\\n' of every file, in name order: the
+    directory fingerprint (data/fingerprint.py)."""
     digest = hashlib.sha256()
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+        content = hashlib.sha256(path.read_bytes()).hexdigest()
+        digest.update(f"{path.relative_to(folder).as_posix()}\0{content}\n".encode())
     return digest.hexdigest()
 
 

@@ -31,7 +31,9 @@ ZWNJ = "\u200c"
         ("13", ["1"], False),  # a number matches only a whole number (BLEnD's substring test said yes)
         ("08:00", ["0"], False),
         ("ساعت 13:00", ["13:00"], True),
-        ("2-3 ساعت", ["3 ساعت"], False),
+        ("2-3 ساعت", ["3 ساعت"], True),  # a reply range holds its ends (BLEnD: "3 ساعت" is in it)
+        ("3 ساعت", ["2-3 ساعت"], False),  # a reference range is not one of its ends
+        ("6-9 ساعت", ["8 ساعت"], False),  # nor is a number inside a reply range (BLEnD: not a substring)
         ("کتابها", ["کتاب"], True),  # words are still substrings, as in BLEnD
     ],
 )
@@ -182,7 +184,9 @@ class SameVector:
         ("ساعت ۸ صبح", "08:00", 1),  # a time on the hour is its hour
         ("ساعت ۸:۰۰", "08:00", 1),  # 08:00 and ۸:۰۰ are one time
         ("ساعت ۸:۳۰", "08:00", 0),
-        ("3 ساعت", "2-3 ساعت", 0),  # a range is not its end
+        ("3 ساعت", "2-3 ساعت", 0),  # a reference range is not its end
+        ("2-3 ساعت", "3 ساعت", 1),  # a reply range holds its two ends (BLEnD's substring test)
+        ("2-4 ساعت", "3 ساعت", 0),  # ... but not what lies between them
         ("۲ تا ۳ ساعت", "2-3 ساعت", 1),
         ("۱۳ فروردین", "14 فروردین", 0),
         ("13 فروردین", "۱۳ فروردین", 1),

@@ -159,8 +159,23 @@ def test_deviations_in_metadata_name_every_point_of_issue_23():
     from lm_eval_persian_culture.tasks.taraz._generate_configs import DEVIATIONS, task_yaml
 
     text = " ".join(DEVIATIONS)
-    for point in ("English-answer fallback", "number words are not converted", "dates and times",
+    for point in ("English-answer fallback", "numeric normalisation", "dates and times",
                   "neither 1 nor 0", "system prompt", "never below embed_match", "multiples of 1/n",
                   "metadata.scoring", "greedy decoding", "alike to the reply and to every reference"):  # fmt: skip
         assert point in text, point
     assert all(json.dumps(d, ensure_ascii=False) in task_yaml("taraz_blend") for d in DEVIATIONS)
+
+
+def test_deviations_and_scoring_settings_name_every_point_of_issue_32(monkeypatch):
+    """Issue 32: the numeric normalisation, the range rule and exact match's containment (against the
+    paper's "exactly matches") are deviations; the threshold rule follows the paper and is recorded."""
+    from lm_eval_persian_culture.tasks.taraz._generate_configs import DEVIATIONS
+
+    text = " ".join(DEVIATIONS)
+    for point in ("numeric normalisation", "range rule", "'exactly matches", "12-hour times", "month name"):
+        assert point in text, point
+    monkeypatch.setattr(embeddings, "_active", embeddings.DISABLED)  # no model is loaded for this
+    settings = utils.scoring_settings()
+    assert settings["embed_match_rule"].startswith("max cosine > embed_threshold")
+    for key in ("exact_match_rule", "numeric_normalisation", "range_rule"):
+        assert settings[key], key

@@ -47,12 +47,23 @@ DEVIATIONS = [
     "beyond 'outputs are normalized before scoring'",
     "in both embedding metrics a reply text and a reference that both hold numbers (digits, times, dates, ranges) "
     "match only if the reply holds every number of the reference, whatever the cosine",
-    "number words are not converted to digits (sec. 5.1 names 123 vs صد و بیست و سه); dates and times are kept as "
-    "digit tokens (13:00, 1400/7/25), not turned into words as sec. 5.2's examples do; leading zeros and thousands "
-    "separators dropped, 'N تا M' written N-M",
+    "numeric normalisation (sec. 5.1 item 5, 5.2) is the pack's own converter, applied alike to replies and "
+    "references before every metric: Persian and English number words, ordinals (-م, -مین, -ام), halves (یک و نیم) "
+    "to digits; 12-hour times with a day-part word or AM/PM to 24-hour H:MM; D + Persian month name [+ year] to "
+    "[Y/]M/D; names holding number words (weekdays X شنبه, سیزده بدر, سی و سه پل, هفت سین, ...) and نه alone ('no') "
+    "stay words; dates and times stay digit tokens rather than being written out in words as sec. 5.2's examples "
+    "do; leading zeros and thousands separators dropped, 'N تا M' written N-M",
+    "range rule (from BLEnD's substring test, which TARAZ's EM uses): a range in the reply matches a single "
+    "reference equal to one of its ends ('8' is in '7 تا 8'), not one strictly inside it ('8' is not in '6 تا 9'); "
+    "a single reply number does not match a reference range, the same range does; in exact_match and in the "
+    "numbers rule alike",
     "suffix stripping and fixed expressions follow hazm's lexicon (words.dat): a lemma keeps its suffix-like ending, "
     "a suffix goes only down to a listed stem; conjunction pairs the lexicon does not know (دید و بازدید, تام و جری) "
     "are split, in the reference as in the reply",
+    "exact_match is BLEnD's soft match, not the paper's 'exactly matches one of the ground-truth data': 1 when a "
+    "normalised reference is a substring of the normalised reply, or every hazm lemma of the reference is among the "
+    "reply's, or (a reference holding numbers) the reply holds each of its numbers read as numbers (range rule above) "
+    "and each of its other words",
     "exact_match: a number in a reference must match a whole number of the reply (BLEnD's plain substring test lets "
     "'1' match '13'); no English-answer fallback (BLEnD's also tries the English answers)",
     "judge (_judged tasks): the reply is inserted as an escaped JSON string, the judge client adds the system prompt "

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from lm_eval_persian_culture.data.fingerprint import directory_fingerprint
 from lm_eval_persian_culture.errors import PackUserError
 from lm_eval_persian_culture.tasks.taraz import gte_native
 
@@ -233,19 +234,6 @@ def _hf_cache_revision(path: Path) -> str | None:
     return None
 
 
-def directory_sha256(path: Path) -> str:
-    """One digest of every file under ``path`` (relative names and contents, in name order)."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    for file in sorted(p for p in path.rglob("*") if p.is_file() and ".cache" not in p.parts):
-        digest.update(file.relative_to(path).as_posix().encode("utf-8") + b"\0")
-        with file.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()
-
-
 _identities: dict[str, dict] = {}
 
 
@@ -260,7 +248,7 @@ def model_identity(name: str) -> dict:
         out["disabled"] = True
     elif path.is_dir():
         out["revision"] = _hf_cache_revision(path)
-        out["directory_sha256"] = directory_sha256(path)
+        out["directory_sha256"] = directory_fingerprint(path)
     else:
         try:  # a hub id: sentence-transformers keeps no revision, the hub cache knows it
             from huggingface_hub import try_to_load_from_cache

@@ -8,7 +8,8 @@
    (ة ۀ -> ه, أ إ ٱ -> ا, ؤ -> و, a redundant word-final ء after alef, the tatweel, hamza marks,
    bidi marks, repeated or stray ZWNJs) and whitespace. Numbers are kept whole (:func:`join_numbers`):
    times ``۱۳:۰۰``, dates ``۱۴۰۰/۷/۲۵``, decimals ``۱٫۵``, ranges ``۲-۳`` (also ``۲ تا ۳``),
-   thousands separators dropped and a leading zero removed (``08:00`` -> ``۸:۰۰``).
+   thousands separators dropped and a leading zero removed (``08:00`` -> ``۸:۰۰``); then the numeric
+   normalisation of :mod:`numbers` (number words to digits, 12-hour times to 24, month names to months).
 2. :func:`split_items` -- split on ، ؛ , ; and on line breaks, list markers (only where they are
    markers: ``۱. نان``, never ``۱۳:۰۰``) and sentence ends (. ! ? ؟), then strip the remaining
    punctuation (quotes, brackets, colons, dashes) outside numbers.
@@ -42,6 +43,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from lm_eval_persian_culture.tasks.taraz import numbers
 from lm_eval_persian_culture.text.persian import (
     ARABIC_INDIC_DIGITS,
     PERSIAN_DIGITS,
@@ -131,7 +133,7 @@ def clean(text: str) -> str:
     """Step 1: one spelling for what readers consider the same text (ZWNJ kept as half-space)."""
     text = _normalizer().normalize(_THOUSANDS.sub("", text))
     text = join_numbers(normalize_zwnj(normalize_characters(text)))
-    return normalize_whitespace(text)
+    return normalize_whitespace(numbers.normalize_numbers(text, join_numbers))
 
 
 # ---------------------------------------------------------------------------------- step 2
@@ -362,10 +364,21 @@ def answer_form(text: str) -> str:
 _ON_THE_HOUR = re.compile(r":۰۰$")
 
 
+def hour_of(number: str) -> str:
+    """A time on the hour as its hour (``۸:۰۰`` -> ``۸``); any other number as it is."""
+    return _ON_THE_HOUR.sub("", number)
+
+
 def numbers_in(text: str) -> frozenset[str]:
     """The numbers (digits, times, dates, ranges; see :func:`join_numbers`) of a cleaned text; a
     time on the hour counts as its hour (``ساعت ۸`` and ``۸:۰۰`` hold the same number)."""
-    return frozenset(_ON_THE_HOUR.sub("", n) for n in _NUMBER_TOKEN.findall(text))
+    return frozenset(hour_of(n) for n in _NUMBER_TOKEN.findall(text))
+
+
+def words_and_numbers(form: str) -> tuple[list[str], frozenset[str]]:
+    """A :func:`match_form` text's words (numbers left out) and its numbers (:func:`numbers_in`)."""
+    words = [t for t in form.split() if not _NUMBER_TOKEN.fullmatch(t)]
+    return words, numbers_in(form)
 
 
 def tokens(text: str) -> list[str]:
@@ -393,6 +406,7 @@ __all__ = [
     "answer_form",
     "clean",
     "embedding_form",
+    "hour_of",
     "is_content_token",
     "is_fixed_expression",
     "is_number",
@@ -414,4 +428,5 @@ __all__ = [
     "strip_suffix",
     "to_persian_digits",
     "tokens",
+    "words_and_numbers",
 ]

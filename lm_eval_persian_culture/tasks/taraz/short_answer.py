@@ -8,7 +8,7 @@
   every Persian score 0). A one-word reply or reference has no bigram, so ROUGE-2 cannot fire
   on it, as in the paper (its ROUGE-2 column is far below ROUGE-1).
 * ``embed_match`` ("Maux") -- max cosine between any sentence of the reply and any reference
-  >= 0.85, both sides character-normalised alike (``normalize.embedding_form``).
+  above 0.85 (the paper's word: ``> 0.85``), both sides character-normalised alike (``normalize.embedding_form``).
 * ``hybrid_match`` ("Maux+Post", the paper's headline) -- the same max, over the reply's sentences
   AND its post-processed items and whole post-processed answer (``normalize.postprocess``,
   ``answer_form``), against every reference raw and post-processed the same way: a reference
@@ -35,12 +35,14 @@ from lm_eval_persian_culture.tasks.taraz import embeddings
 from lm_eval_persian_culture.tasks.taraz.normalize import (
     answer_form,
     embedding_form,
+    hour_of,
     item_form,
     lemmas,
     match_form,
     numbers_in,
     postprocess,
     tokens,
+    words_and_numbers,
 )
 
 EMBED_THRESHOLD = 0.85
@@ -80,9 +82,23 @@ def _lemma_check(reference: str, reply: str) -> bool:
         return False
     if any(_contains(rep, form) for form in dict.fromkeys((ref, ref.replace("-", " "), ref.replace(" ", "-")))):
         return True
+    if _numbers_check(ref, rep):
+        return True
     ref_lemmas = lemmas(reference)
     reply_lemmas = _reply_lemmas(reply)
     return bool(ref_lemmas) and all(lemma in reply_lemmas for lemma in ref_lemmas)
+
+
+def _numbers_check(ref: str, rep: str) -> bool:
+    """A reference holding numbers is in the reply when the reply holds each of its numbers, read as
+    numbers (``۱۳`` answers ``1 بعد از ظهر``, the range rule of :func:`reply_readings`), and each of
+    its other words as a substring (BLEnD's test, word by word)."""
+    ref_words, ref_numbers = words_and_numbers(ref)
+    if not ref_numbers:
+        return False
+    rep_words, rep_numbers = words_and_numbers(rep)
+    rep_text = " ".join(rep_words)
+    return numbers_agree(rep_numbers, ref_numbers) and all(word in rep_text for word in ref_words)
 
 
 def exact_match(reply: str, references: Sequence[str]) -> bool:
@@ -174,15 +190,23 @@ def comparison_texts(reply: str, refs: Sequence[str]) -> dict[str, list[str]]:
 
 def same_numbers(reply: str, reference: str) -> bool:
     """False when both texts hold numbers and the reply lacks one of the reference's (then no cosine
-    makes them match). A reply may hold other numbers too: "ساعت 1 بعد از ظهر (13:00)" answers 13:00."""
+    makes them match). A reply may hold other numbers too: "ساعت 1 بعد از ظهر (13:00)" answers 13:00.
+    Numbers are read after the numeric normalisation (words, 12-hour times, month names: ``numbers``),
+    a reply range counts its two ends (the range rule, :func:`reply_readings`)."""
     a, b = numbers_in(reply), numbers_in(reference)
     if not (a and b):
         return True
-    in_reply = {reading for number in a for reading in _readings(number)}
-    return all(_readings(number) & in_reply for number in b)
+    return numbers_agree(a, b)
+
+
+def numbers_agree(reply_numbers, reference_numbers) -> bool:
+    """Every number of the reference is one the reply holds (:func:`reply_readings`)."""
+    in_reply = {reading for number in reply_numbers for reading in reply_readings(number)}
+    return all(_readings(number) & in_reply for number in reference_numbers)
 
 
 _SLASH_OR_DECIMAL = re.compile(r"[۰-۹]+[/٫][۰-۹]+")
+_FULL_DATE = re.compile(r"[۰-۹]{4}/([۰-۹]{1,2}/[۰-۹]{1,2})")
 
 
 def _readings(number: str) -> set[str]:
@@ -191,6 +215,20 @@ def _readings(number: str) -> set[str]:
     if _SLASH_OR_DECIMAL.fullmatch(number):
         return {number.replace("/", "٫"), number.replace("٫", "/")}
     return {number}
+
+
+def reply_readings(number: str) -> set[str]:
+    """What a number of the reply answers: its readings, a range's two ends (BLEnD's substring
+    test finds ``۸`` in ``۷ تا ۸`` but not in ``۶ تا ۹``), and a full date's month/day
+    (``۱۴۰۰/۷/۲۵`` answers ``۲۵ مهر``). A reference range is matched only by the same range."""
+    out = set(_readings(number))
+    if "-" in number:
+        for end in number.split("-"):
+            if end:
+                out |= _readings(hour_of(end))
+    if m := _FULL_DATE.fullmatch(number):
+        out |= _readings(m.group(1))
+    return out
 
 
 def score_replies(
@@ -231,7 +269,7 @@ def score_replies(
         for metric in ("embed", "hybrid"):
             cos = embeddings.max_cosine(texts[f"{metric}_left"], texts[f"{metric}_right"], vectors, same_numbers)
             row[f"{metric}_cosine"] = cos
-            row[f"{metric}_match"] = int(cos is not None and cos >= threshold)
+            row[f"{metric}_match"] = int(cos is not None and cos > threshold)  # the paper: "above 0.85"
     return rows
 
 

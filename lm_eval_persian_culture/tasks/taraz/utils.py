@@ -255,8 +255,15 @@ def scoring_settings(judged: bool = False) -> dict:
         "hazm_backend": HAZM_BACKEND,
         "postprocess": "TARAZ sec. 5.2 as read by the pack (tasks/taraz/README.md), "
         "applied alike to replies and references",
+        "embed_match_rule": "max cosine > embed_threshold (the paper: 'above 0.85')",
         "numbers_must_agree": True,
         "exact_match_whole_numbers": True,
+        "exact_match_rule": "BLEnD's soft match: reference substring of the reply, or all its lemmas in the reply, "
+        "or (numbers in the reference) each of its numbers and words in the reply; not the paper's 'exactly matches'",
+        "numeric_normalisation": "number words (Persian, English; cardinal, ordinal, halves) to digits, 12-hour times "
+        "with day-part words or AM/PM to 24-hour, D + Persian month [+ year] to [Y/]M/D; replies and references alike",
+        "range_rule": "a reply range matches a single reference at one of its ends, not inside it; a single reply "
+        "number never matches a reference range (BLEnD's substring test, numbers read whole)",
     }  # fmt: skip
     if judged:
         settings["judge_unparsed_answers"] = "unscored (judge_errors), not counted as 0"
