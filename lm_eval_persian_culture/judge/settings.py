@@ -278,6 +278,8 @@ _SPECS = (
 _METADATA_KEYS = {spec.key for spec in _SPECS}
 # Judge-related keys a task reads itself (how its judge prompt is built), not judge settings.
 TASK_JUDGE_KEYS = {"judge_reply_format"}
+# A jury's keys, read by ``judge.jury`` (a list of judges and the tie rule), not by one judge's settings.
+JURY_KEYS = frozenset({"judge_jury", "judge_jury_tie"})
 
 
 def _lookup(metadata: Mapping[str, Any], spec: _Spec) -> tuple[Any, str]:
@@ -302,7 +304,8 @@ def _reject_secrets(metadata: Mapping[str, Any]) -> None:
 
 
 def _warn_unknown_keys(metadata: Mapping[str, Any]) -> None:
-    unknown = sorted(k for k in metadata if str(k).startswith("judge_") and k not in _METADATA_KEYS | TASK_JUDGE_KEYS)
+    known = _METADATA_KEYS | TASK_JUDGE_KEYS | JURY_KEYS
+    unknown = sorted(k for k in metadata if str(k).startswith("judge_") and k not in known)
     if unknown:
         log.warning("Ignoring unknown judge settings %s; known: %s", unknown, sorted(_METADATA_KEYS))
 
