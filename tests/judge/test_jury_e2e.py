@@ -137,3 +137,30 @@ def test_two_tasks_each_use_their_own_judge(shared_data, server, tmp_path):
     x_prompts = {body["messages"][-1]["content"] for body in server.requests if body["model"] == "judge-x"}
     y_prompts = {body["messages"][-1]["content"] for body in server.requests if body["model"] == "judge-y"}
     assert not x_prompts & y_prompts
+
+
+@pytest.mark.e2e
+def test_rejudge_a_single_judge_run_with_a_jury(shared_data, server, tmp_path):
+    """A run judged by judge-a alone, re-scored by the jury a, b, c: judge-a's verdicts come from its
+    cache (it is asked nothing), b and c are asked every item once, and the figures are the jury's."""
+    from lm_eval.loggers import EvaluationTracker
+
+    from lm_eval_persian_culture.harness.rejudge import rejudge
+
+    meta = {"data_dir": str(shared_data), "judge_base_url": server.base_url, "judge_cache_dir": str(tmp_path),
+            "judge_model": "judge-a", "judge_max_retries": 0}  # fmt: skip
+    results = evaluate(["taarof_expected"], meta)
+    assert results["results"]["taarof_expected"]["accuracy,judge"] == pytest.approx(3 / 5)
+    tracker = EvaluationTracker(output_path=str(tmp_path / "OUT"))
+    samples = results.pop("samples")
+    tracker.save_results_aggregated(results=results, samples=samples)
+    tracker.save_results_samples(task_name="taarof_expected", samples=samples["taarof_expected"])
+    before = list(server.requests)
+    jury = [{"model": "judge-a", "name": "a"}, {"model": "judge-b", "name": "b"}, {"model": "judge-c", "name": "c"}]
+    _, new, failures = rejudge(tmp_path / "OUT", {"judge_jury": jury})
+    asked = [body["model"] for body in server.requests[len(before) :]]
+    assert sorted(asked) == ["judge-b"] * 5 + ["judge-c"] * 5
+    r = {k.removesuffix(",judge"): v for k, v in new["results"]["taarof_expected"].items()}
+    assert r["accuracy"] == pytest.approx(2 / 5) and r["jury_fleiss_kappa"] == pytest.approx(-1 / 35)
+    assert failures == []
+    assert [m["name"] for m in new["rejudge"]["judge"]["jury"]] == ["a", "b", "c"]
