@@ -86,8 +86,9 @@ class JudgeSettings:
     max_error_rate: float = 0.05
     system_prompt: str = PAPER_SYSTEM_PROMPT
     allow_self_judge: bool = False
-    # local judge (judge_model=hf:...) only
-    batch_size: int = 16
+    # local judge (judge_model=hf:...) only; batch_size None ("auto", the default): the largest batch that
+    # fits, found by halving on out-of-memory (judge.local)
+    batch_size: int | None = None
     device: str = "auto"
     dtype: str = "auto"
 
@@ -116,7 +117,7 @@ class JudgeSettings:
             raise JudgeConfigError(f"judge max_error_rate must be within [0, 1], got {self.max_error_rate}")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise JudgeConfigError(f"judge max_tokens must be >= 1 or unset, got {self.max_tokens}")
-        if self.batch_size < 1:
+        if self.batch_size is not None and self.batch_size < 1:
             raise JudgeConfigError(f"judge batch_size must be >= 1, got {self.batch_size}")
         if self.is_local:
             if not self.local_model:
@@ -221,6 +222,12 @@ def _parse_optional_int(value: Any) -> int | None:
     return _parse_int(value)
 
 
+def _parse_batch_size(value: Any) -> int | None:
+    if isinstance(value, str) and value.strip().lower() in ("auto", "none", "null"):
+        return None
+    return _parse_int(value)
+
+
 def _parse_float(value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError("a boolean is not a number")
@@ -271,7 +278,7 @@ _SPECS = (
     ),
     _Spec("max_error_rate", "judge_max_error_rate", _ENV_PREFIX + "MAX_ERROR_RATE", _parse_float, "a number"),
     _Spec("allow_self_judge", "judge_allow_self", _ENV_PREFIX + "ALLOW_SELF", _parse_bool, "true/false"),
-    _Spec("batch_size", "judge_batch_size", _ENV_PREFIX + "BATCH_SIZE", _parse_int, "an integer"),
+    _Spec("batch_size", "judge_batch_size", _ENV_PREFIX + "BATCH_SIZE", _parse_batch_size, "an integer or auto"),
     _Spec("device", "judge_device", _ENV_PREFIX + "DEVICE", _parse_str, "a device (auto, cpu, cuda, cuda:1)"),
     _Spec("dtype", "judge_dtype", _ENV_PREFIX + "DTYPE", _parse_str, "a dtype (auto, float32, bfloat16)"),
 )
