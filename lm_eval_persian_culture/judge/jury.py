@@ -183,6 +183,10 @@ def _member_settings(entry: Any, index: int, source: str) -> tuple[dict[str, Any
 def jury_from_settings(settings: Mapping[str, Any] | None) -> Jury | None:
     """The task's judge or jury from lm-eval metadata (then env vars); None when none is configured."""
     metadata = dict(settings or {})
+    off = metadata.get("judge_model")
+    if isinstance(off, str) and off.strip().lower() == "none":  # judging off, whatever jury is set
+        disabled = JudgeSettings.from_settings({k: v for k, v in metadata.items() if k not in JURY_KEYS})
+        return Jury.single(disabled)
     raw_jury, source = metadata.get(JURY_KEY), f"--metadata {JURY_KEY}"
     if raw_jury is None or (isinstance(raw_jury, str) and not raw_jury.strip()):
         raw_jury, source = _env_json(JURY_ENV), f"${JURY_ENV}"

@@ -210,3 +210,9 @@ def test_jury_without_verdicts_past_the_rate_fails(server, tmp_path):
     jury = judge_filter.configured_jury(jury_settings(server, tmp_path, judge_max_error_rate=0.1))
     with pytest.raises(JudgeFailureError, match="1/7 items have no verdict from any judge"):
         ask(jury)
+
+
+def test_judge_model_none_switches_a_jury_off():
+    """The pre-flight looks at the data with judging off (judge_model=none) whatever the jury."""
+    jury = jury_from_settings({"judge_model": "none", "judge_jury": ["a", "b"]})
+    assert jury.disabled and not jury.is_jury
