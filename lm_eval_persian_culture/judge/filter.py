@@ -41,7 +41,7 @@ from lm_eval_persian_culture.judge.jury import (
     majority,
     register_metrics_on_running_task,
 )
-from lm_eval_persian_culture.judge.settings import _MODEL_ARG_KEYS
+from lm_eval_persian_culture.judge.settings import _MODEL_ARG_KEYS, JURY_KEYS
 from lm_eval_persian_culture.lm_eval_stack import current_task_name, running_task_metadata
 from lm_eval_persian_culture.scoring.records import encode_record
 
@@ -104,6 +104,11 @@ def configured_jury(settings: Mapping | None) -> Jury | None:
 def configured_judge(settings: Mapping | None) -> JudgeSettings | None:
     """One judge (the LLM extractors ask one): the configured judge, or a jury's first-listed member."""
     global _warned_extractor_jury
+    settings = dict(settings or {})
+    if "judge_model" in settings and any(settings.get(key) not in (None, "") for key in JURY_KEYS):
+        # one model named for extraction (a benchmark's default extractor model, or the user's) beside a
+        # jury for verdicts: the extractor asks that model
+        settings = {k: v for k, v in settings.items() if k not in JURY_KEYS}
     jury = configured_jury(settings)
     if jury is None:
         return None

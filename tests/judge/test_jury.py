@@ -216,3 +216,14 @@ def test_judge_model_none_switches_a_jury_off():
     """The pre-flight looks at the data with judging off (judge_model=none) whatever the jury."""
     jury = jury_from_settings({"judge_model": "none", "judge_jury": ["a", "b"]})
     assert jury.disabled and not jury.is_jury
+
+
+def test_extractor_beside_a_jury_asks_one_model(tmp_path):
+    """LLM extraction asks one model: a jury's first member, or the model a benchmark's extractor
+    names by default (DivanBench sets judge_model beside the user's judge_jury)."""
+    base = {"judge_base_url": "http://127.0.0.1:9/v1", "judge_cache_dir": str(tmp_path)}
+    jury = [{"model": "judge-a"}, {"model": "judge-b"}]
+    assert judge_filter.configured_judge({**base, "judge_jury": jury}).model == "judge-a"
+    assert judge_filter.configured_judge({**base, "judge_jury": jury, "judge_model": "extractor"}).model == "extractor"
+    with pytest.raises(JudgeConfigError, match="both set"):  # a judged task still refuses both
+        judge_filter.configured_jury({**base, "judge_jury": jury, "judge_model": "extractor"})
