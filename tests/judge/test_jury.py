@@ -227,3 +227,41 @@ def test_extractor_beside_a_jury_asks_one_model(tmp_path):
     assert judge_filter.configured_judge({**base, "judge_jury": jury, "judge_model": "extractor"}).model == "extractor"
     with pytest.raises(JudgeConfigError, match="both set"):  # a judged task still refuses both
         judge_filter.configured_jury({**base, "judge_jury": jury, "judge_model": "extractor"})
+
+
+TARAZ_SCRIPT = {  # by reply; answers 1 (correct) / 0, or one the parser cannot read
+    "judge-a": {"reply-one": "1", "reply-two": "0", "reply-three": "1"},
+    "judge-b": {"reply-one": "1", "reply-two": "1", "reply-three": "not sure"},
+    "judge-c": {"reply-one": "0", "reply-two": "0", "reply-three": "0"},
+}
+TARAZ_EXPECTED = [1, 0, 0]  # 2-1 for 1; 1-2 for 0; a 1, c 0, b failed: tie -> not met (0)
+
+
+def test_taraz_judged_filter_with_a_jury(tmp_path, monkeypatch):
+    """TARAZ's _judged tasks go through the same jury path (scored 1/0, tie -> 0)."""
+    import numpy as np
+
+    from lm_eval_persian_culture.tasks.taraz import embeddings
+    from lm_eval_persian_culture.tasks.taraz import utils as taraz
+
+    class Constant:
+        def encode(self, sentences, **kwargs):
+            return np.ones((len(sentences), 2), dtype=np.float32)
+
+    embeddings.register_encoder("const", Constant())
+    monkeypatch.setattr(embeddings, "_active", "const")
+
+    def answer(prompt: str, body: dict) -> str:
+        return next(v for k, v in TARAZ_SCRIPT[body["model"]].items() if k in prompt)
+
+    with FakeOpenAIServer(answer=answer, models=tuple(TARAZ_SCRIPT)) as srv:
+        judge_filter.prepare_judge({"judge_model": list(TARAZ_SCRIPT), "judge_base_url": srv.base_url,
+                                    "judge_cache_dir": str(tmp_path), "judge_max_error_rate": 0.5})  # fmt: skip
+        docs = [{"id": f"q{i}", "references": ["نان و پنیر"]} for i in range(3)]
+        replies = [["reply-one"], ["reply-two"], ["reply-three"]]
+        records = [json.loads(r[0] if isinstance(r, list) else r) for r in taraz.score_filter_judged(replies, docs)]
+    assert [r["judge_match"] for r in records] == TARAZ_EXPECTED
+    assert [[m["verdict"] for m in r["jury"]] for r in records] == [[1, 1, 0], [0, 1, 0], [1, None, 0]]
+    assert records[2]["jury_tie"] is True and records[2]["jury_votes"] == {"yes": 1, "no": 1, "failed": 1}
+    out = taraz.process_results(docs[0], [json.dumps(records[0])])
+    assert out["judge_match"] == 1 and out["judge_errors"] == 1
