@@ -339,8 +339,10 @@ AUTO_BATCH_SIZE_GPU = 256
 """``judge_batch_size`` unset on a CUDA GPU: the first batch tried (halved on out-of-memory until one
 fits, then kept for the run). Judge prompts are short (a scenario and a reply, a few hundred tokens) and
 answers a few tokens: a 1.5B judge fits hundreds per batch on an 80 GB card."""
-AUTO_BATCH_SIZE_OTHER = 8
-"""``judge_batch_size`` unset on the CPU (or MPS): larger batches gain little there and pad more."""
+AUTO_BATCH_SIZE_OTHER = 16
+"""``judge_batch_size`` unset on the CPU (or MPS): a fixed size (the former default). No out-of-memory
+error warns before the machine swaps, so there is nothing to search against; bench/judge_batch.py
+prints what other sizes give on a machine."""
 
 
 def first_batch_size(device: str) -> int:
