@@ -8,6 +8,11 @@ generation, lm-eval hands the ``custom`` filter every reply of the task at once:
 a record that lm-eval logs as ``filtered_resps`` (reply, verdict, judge's raw answer).
 State lives here, in the installed package, because task ``utils.py`` files are
 re-executed for every YAML.
+
+The filter reads the judge settings of the task it runs for from that task's own metadata
+(:func:`task_jury`), so two tasks of one run may have different judges. A task's judge may be a
+jury (``judge.jury``): :func:`ask_jury` asks every member and puts the verdicts to the vote;
+TaarofBench (:func:`run_judge`) and TARAZ's ``_judged`` tasks share it.
 """
 
 from __future__ import annotations

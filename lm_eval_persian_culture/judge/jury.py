@@ -99,7 +99,8 @@ class Jury:
 
     @property
     def max_error_rate(self) -> float:
-        """The share of items without any verdict tolerated (the shared ``judge_max_error_rate``)."""
+        """The share of items without any verdict tolerated: ``judge_max_error_rate`` (a member's own,
+        when members set different ones, the lowest: the strictest applies)."""
         return min(m.max_error_rate for m in self.members)
 
     def public_dict(self) -> dict[str, Any]:
