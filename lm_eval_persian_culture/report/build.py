@@ -24,7 +24,7 @@ from lm_eval_persian_culture.tasks._benchmark import (
 # Task metadata that changes what a score means; rows that differ in any of these are never merged.
 FINGERPRINT_FIELDS = {
     "data": ("data", "data_dir"),
-    "judge": ("judge_model",),
+    "judge": ("judge_model", "judge_jury", "judge_jury_tie"),  # one judge, or a jury and its tie rule
     "prompt version": ("prompt_version",),
     "extraction": ("extraction_mode",),  # each benchmark adds its own (Benchmark.fingerprint)
     "task version": ("version",),
