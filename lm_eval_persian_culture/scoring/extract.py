@@ -51,7 +51,9 @@ Principles (how answers are actually written; the tests enforce the first):
   and ZWNJ variants (``سکه‌های طلا`` is option ``سکهٔ طلا``);
 * echoed option lists, questions and answer-format instructions are not answers; ``<think>``
   blocks are dropped (an unclosed one, cut off, leaves no answer); a model that goes on inventing
-  few-shot questions is read up to the first one.
+  few-shot questions, or a next item in its prompt's shape, is read up to it, and a pick given as JSON
+  is read (``reply_shapes.py``);
+* only an option the item has is ever read: «ج» or C on a two-option item is no answer.
 
 ``tests/extraction/corpus.py`` and ``tests/extraction/corpus/*.jsonl`` hold the labelled replies
 these rules are measured on.
@@ -1571,11 +1573,30 @@ def _bare_statements(text: str, first: int, second: int) -> bool:
     return between == 1 and all(_BARE_STATEMENT_LINE.match(line) for line in lines[:2])
 
 
+# Headers that open a yes/no item a base model invents after its answer ("Statement 2: ...").
+_YN_NEXT_ITEM = ("Statement", "گزاره")
+
+
+def _cut_yes_no_continuation(text: str) -> str:
+    """The reply up to an invented next item: a "Statement N:" / "Question N:" line, or a new statement whose
+    answer-format instruction is repeated and answered ("No.\n\n<statement>\n\n<instruction>\n\nAnswer: Yes"
+    is "No."); an instruction echoed first (before the answer) or last (nothing after it) starts no item."""
+    text = cut_at_next_item(text, _YN_NEXT_ITEM)
+    m = _ECHOED_INSTRUCTION.search(text)
+    if m and text[m.end() :].strip():
+        instruction = text.rfind("\n\n", 0, m.start())
+        item = text.rfind("\n\n", 0, instruction) if instruction > 0 else -1
+        if item > 0 and text[:item].strip():
+            text = text[:item]
+    return text
+
+
 def extract_yes_no(reply: str | None) -> bool | None:
     """True for a Yes answer, False for No, None when the reply states neither clearly."""
     text = _prepare(reply)
     if not text:
         return None
+    text = _cut_yes_no_continuation(text)
     text = _drop_questions(_NOT_AN_ANSWER.sub(" ", _ECHOED_INSTRUCTION.sub(" ", text)))
 
     # 1. explicit answer statements: "Answer: No", "پاسخ: بله", "So, yes." -- the last wins
