@@ -30,3 +30,10 @@ def test_a_member_of_two_groups_must_be_named_with_its_group():
     assert metrics(results, "g2::t") == {"a": 0.0}
     with pytest.raises(KeyError, match="not in results"):
         result_key(results, "u")
+
+
+def test_a_group_member_name_finds_its_benchmark():
+    from lm_eval_persian_culture.tasks._benchmark import benchmark_of
+
+    assert benchmark_of("cac::cac_japan").name == benchmark_of("cac_japan").name == "cac"
+    assert benchmark_of("mmlu::mmlu_anatomy") is None

@@ -51,7 +51,9 @@ Principles (how answers are actually written; the tests enforce the first):
   and ZWNJ variants (``سکه‌های طلا`` is option ``سکهٔ طلا``);
 * echoed option lists, questions and answer-format instructions are not answers; ``<think>``
   blocks are dropped (an unclosed one, cut off, leaves no answer); a model that goes on inventing
-  few-shot questions is read up to the first one.
+  few-shot questions, or a next item in its prompt's shape, is read up to it, and a pick given as JSON
+  is read (``reply_shapes.py``);
+* only an option the item has is ever read: «ج» or C on a two-option item is no answer.
 
 ``tests/extraction/corpus.py`` and ``tests/extraction/corpus/*.jsonl`` hold the labelled replies
 these rules are measured on.
@@ -59,11 +61,11 @@ these rules are measured on.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
 
+from lm_eval_persian_culture.scoring.reply_shapes import cut_at_next_item, read_json_picks
 from lm_eval_persian_culture.text.persian import fold, normalize
 
 LETTERS = ("A", "B", "C", "D")
@@ -773,7 +775,6 @@ _EQUALLY = re.compile(
     re.I,
 )
 _ECHOED_QUESTION = re.compile(r"^\s*(?:question|پرسش|سوال|سؤال)\s*[:：][^\n]*\?[ \t]*$", re.I | re.M)
-_NEXT_QUESTION = re.compile(r"\n\s*(?:question|پرسش|سوال|سؤال)\s*\d*\s*[:：]", re.I)
 _REFUSAL = re.compile(
     r"(?<!\w)(?:can['’]?t|cannot|can\s+not|unable\s+to|won['’]t|will\s+not|refuse\s+to|decline\s+to)\s+(?:\w+\s+){0,2}?(?:choose|pick|select|answer|decide|determine|tell)"
     r"|نمی\s*توانم\s+(?:\S+\s+){0,2}?(?:انتخاب|پاسخ|جواب|تشخیص)",
@@ -1076,68 +1077,6 @@ def read_option(
     return index if index is not None and 0 <= index < count else None
 
 
-# A pick given as JSON: {"answer": "B"}, {"response": 3}, {"choice": 2}, {'option': "C"}, ... (the first key of
-# this list that the object has wins, so {"reasoning": "...", "answer": 2} is 2).
-_JSON_KEYS = (
-    "answer", "final_answer", "final answer", "response", "choice", "option", "pick", "selection", "selected",
-    "selected_option", "selected_response", "best_response", "answer_choice", "label",
-)  # fmt: skip
-_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
-_JSON_PAIR = re.compile(
-    r"""["'](?P<k>[^"'\n]{1,30})["']\s*:\s*(?P<v>"[^"\n]*"|'[^'\n]*'|[^\s,}"']+)""",
-)
-
-
-def _json_pick(obj: str) -> str | None:
-    """The value under the first of the usual pick keys in one ``{...}`` (JSON, or with single quotes)."""
-    try:
-        decoded = json.loads(obj)
-        pairs = list(decoded.items()) if isinstance(decoded, dict) else []
-    except ValueError:
-        pairs = [(m.group("k"), m.group("v").strip("\"'")) for m in _JSON_PAIR.finditer(obj)]
-    found = {str(k).strip().lower(): v for k, v in reversed(pairs)}
-    for key in _JSON_KEYS:
-        value = found.get(key)
-        if isinstance(value, (int, str)) and not isinstance(value, bool) and str(value).strip():
-            return str(value).strip()
-    return None
-
-
-def _read_json_picks(text: str) -> str:
-    """Each JSON object naming a pick replaced by an answer statement ("Final answer: 3.")."""
-
-    def replace(m: re.Match) -> str:
-        value = _json_pick(m.group(0))
-        return m.group(0) if value is None else f"\nFinal answer: {value}.\n"
-
-    return _JSON_OBJECT.sub(replace, text) if "{" in text else text
-
-
-@lru_cache(maxsize=64)
-def _next_item_pattern(headers: tuple[str, ...]) -> re.Pattern:
-    words = "|".join(re.escape(normalize(h, zwnj_to_space=True)) for h in headers)
-    return re.compile(rf"\n[ \t]*(?:{words})[ \t]*(?:\d+|[۰-۹]+)?[ \t]*[:：]", re.I)
-
-
-def cut_at_next_item(text: str, next_item: Sequence[str] = ()) -> str:
-    """``text`` up to an invented next item: a line opening with "Question N:" or with one of ``next_item``'s
-    headers (an optional number, a colon), or a question line followed by an option list ("(A) ...", "1. ..."),
-    when something comes before it ("3\\n\\nConversation 2: ...")."""
-    head = _NEXT_QUESTION.split(text, maxsplit=1)[0]
-    if head.strip():  # "Answer: B\n\nQuestion: ...\nAnswer: D": the model went on to invent questions
-        text = head
-    for pattern in (_next_item_pattern(tuple(next_item)) if next_item else None, _NEXT_QUESTION_WITH_OPTIONS):
-        head = pattern.split(text, maxsplit=1)[0] if pattern is not None else ""
-        if head.strip():
-            text = head
-    return text
-
-
-# A new question with its option list after the answer ("C\n\nWhich dish ...?\n\n(A) ...\n(B) ..."): a base
-# model repeating a multiple-choice prompt's shape.
-_NEXT_QUESTION_WITH_OPTIONS = re.compile(r"\n[^\n]*[?؟][ \t]*\n(?:[ \t]*\n)*(?=[ \t]*[(\[]?(?:A|1|۱|الف)[)\].:])")
-
-
 def _read_option(
     reply: str | None,
     options: Sequence[str] | Mapping[str, str] | None,
@@ -1149,7 +1088,7 @@ def _read_option(
     text = _prepare(reply)
     if not text:
         return None
-    text = _read_json_picks(text)
+    text = read_json_picks(text)
     space = _space(count, letters)
     matcher = _OptionMatcher(options, space)
     text = space.range_echo.sub(" ", text)
@@ -1634,11 +1573,30 @@ def _bare_statements(text: str, first: int, second: int) -> bool:
     return between == 1 and all(_BARE_STATEMENT_LINE.match(line) for line in lines[:2])
 
 
+# Headers that open a yes/no item a base model invents after its answer ("Statement 2: ...").
+_YN_NEXT_ITEM = ("Statement", "گزاره")
+
+
+def _cut_yes_no_continuation(text: str) -> str:
+    """The reply up to an invented next item: a "Statement N:" / "Question N:" line, or a new statement whose
+    answer-format instruction is repeated and answered ("No.\n\n<statement>\n\n<instruction>\n\nAnswer: Yes"
+    is "No."); an instruction echoed first (before the answer) or last (nothing after it) starts no item."""
+    text = cut_at_next_item(text, _YN_NEXT_ITEM)
+    m = _ECHOED_INSTRUCTION.search(text)
+    if m and text[m.end() :].strip():
+        instruction = text.rfind("\n\n", 0, m.start())
+        item = text.rfind("\n\n", 0, instruction) if instruction > 0 else -1
+        if item > 0 and text[:item].strip():
+            text = text[:item]
+    return text
+
+
 def extract_yes_no(reply: str | None) -> bool | None:
     """True for a Yes answer, False for No, None when the reply states neither clearly."""
     text = _prepare(reply)
     if not text:
         return None
+    text = _cut_yes_no_continuation(text)
     text = _drop_questions(_NOT_AN_ANSWER.sub(" ", _ECHOED_INSTRUCTION.sub(" ", text)))
 
     # 1. explicit answer statements: "Answer: No", "پاسخ: بله", "So, yes." -- the last wins

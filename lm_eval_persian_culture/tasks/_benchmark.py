@@ -223,8 +223,9 @@ def benchmarks() -> dict[str, Benchmark]:
 
 
 def benchmark_of(task: str) -> Benchmark | None:
-    """The benchmark whose folder defines this task or group, or None (not the pack's)."""
-    owner = task_owners().get(task)
+    """The benchmark whose folder defines this task or group, or None (not the pack's); lm-eval 0.5's
+    ``<group>::<task>`` member names are read as the task's."""
+    owner = task_owners().get(task) or task_owners().get(task.rsplit("::", 1)[-1])
     return benchmarks().get(owner) if owner else None
 
 

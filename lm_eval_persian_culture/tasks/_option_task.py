@@ -113,7 +113,7 @@ def higher_is_better(metric: str) -> bool:
     return not metric.startswith(("invalid_rate", "llm_extracted_rate", "llm_extractor_errors"))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class OptionTask:
     """One option-reading task (or family of tasks sharing a reading); see the module docstring."""
 
@@ -135,6 +135,9 @@ class OptionTask:
     cut_warning: str | None = None
 
     EXTRACTION_METRICS = ("invalid_rate", "llm_extracted_rate", "llm_extractor_errors")
+
+    def __repr__(self) -> str:  # lm-eval writes the filter (a bound method) into the results' configs
+        return f"OptionTask({self.name!r})"
 
     def __post_init__(self) -> None:
         if self.labels not in LABELS:
