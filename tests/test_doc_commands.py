@@ -54,8 +54,8 @@ INSTALL = re.compile(
     r"^python3 -m venv \.venv && \. \.venv/bin/activate && pip install (?P<pip>.*?) && (?P<rest>lm_eval .*)$"
 )
 # The models the docs' served judges and API models name, all served by the one local server.
-SERVED_MODELS = ("gpt-4", "gpt-4o", "Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-7B-Instruct", "judge-model", "my-judge",
-                 "my-model")  # fmt: skip
+SERVED_MODELS = ("gpt-4", "gpt-4-0613", "gpt-4o", "gpt-4.1", "llama3.1:70b", "qwen2.5-7b", "Qwen/Qwen2.5-1.5B-Instruct",
+                 "Qwen/Qwen2.5-7B-Instruct", "judge-model", "my-judge", "my-model")  # fmt: skip
 # The docs' placeholders for the reader's own data and model.
 PLACEHOLDERS = {"/data/persian-culture": "DATA", "/models/my-model": "MODEL"}
 

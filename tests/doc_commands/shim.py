@@ -5,8 +5,8 @@ two wrapper scripts named `lm_eval` and `lm-eval-persian` first on PATH; each ca
 rewrites only what cannot exist here and then runs the REAL program in this process:
 
 - a hub model id (`pretrained=Qwen/...`, `pretrained=...`, `tokenizer=google/...`) becomes the tiny test
-  model's folder (a path that exists is kept); an in-process judge from the hub (`"judge_model": "hf:Qwen/..."`)
-  is served by the local server under that id instead (a tiny random model gives no verdicts);
+  model's folder (a path that exists is kept); an in-process judge from the hub (`"judge_model": "hf:Qwen/..."`,
+  a jury member too) is served by the local server under that id instead (a tiny random model gives no verdicts);
 - every `http://127.0.0.1:<port>` becomes the test's local OpenAI-compatible server, and a served judge with no
   `judge_base_url` (the paper's `gpt-4`) or lm-eval's `openai-chat-completions` model is sent there too;
 - `--model vllm` runs lm-eval's own vLLM backend over the recording stand-in for the `vllm` package
@@ -53,16 +53,40 @@ def _model_args(value: str, model: str | None) -> str:
     return ",".join(out)
 
 
+def _hub_judge(model: str) -> bool:
+    return model.startswith("hf:") and not Path(model[3:]).expanduser().exists()
+
+
+def _judge(settings: dict, model_key: str, url_key: str) -> None:
+    """One judge's settings: an in-process judge from the hub is served by the local server under its hub id
+    instead (a tiny random model gives no verdicts; tests/judge/test_local_judge_e2e.py runs the hf: path
+    itself), and a served judge with no server of its own (the paper's `gpt-4`) is sent to the local one."""
+    model = settings.get(model_key)
+    if isinstance(model, str) and _hub_judge(model):
+        settings[model_key] = model[3:]
+        settings.pop("batch_size", None)  # a local judge's setting, refused for a served one
+        settings.setdefault(url_key, SERVER)
+    elif isinstance(model, str) and model != "none" and not settings.get(url_key):
+        settings[url_key] = SERVER
+    for key, val in list(settings.items()):
+        if isinstance(val, str):
+            settings[key] = _urls(val)
+
+
 def _metadata(value: str) -> str:
     metadata = json.loads(value)
     judge = metadata.get("judge_model")
-    if isinstance(judge, str) and judge.startswith("hf:") and not Path(judge[3:]).expanduser().exists():
-        # an in-process judge from the hub: served by the local server under its hub id instead (a tiny
-        # random model cannot give verdicts; tests/judge/test_local_judge_e2e.py runs the hf: path itself)
-        metadata["judge_model"] = judge[3:]
+    if isinstance(judge, list):  # a jury of models sharing one server
+        metadata["judge_model"] = [j[3:] if _hub_judge(j) else j for j in judge]
         metadata.setdefault("judge_base_url", SERVER)
-    elif judge and judge != "none" and not metadata.get("judge_base_url"):
-        metadata["judge_base_url"] = SERVER
+    else:
+        _judge(metadata, "judge_model", "judge_base_url")
+    jury = metadata.get("judge_jury")
+    if isinstance(jury, list):  # a jury whose members live in different places
+        members = [{"model": m} if isinstance(m, str) else m for m in jury]
+        for member in members:
+            _judge(member, "model", "base_url")
+        metadata["judge_jury"] = members
     for key, val in list(metadata.items()):
         if isinstance(val, str):
             metadata[key] = _urls(val)
