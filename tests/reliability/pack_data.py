@@ -14,9 +14,8 @@ import csv
 import io
 from pathlib import Path
 
-from tests.benchmark_data import benchmark_data_source
-
 from lm_eval_persian_culture.tasks._benchmark import benchmark_folders
+from tests.benchmark_data import benchmark_data_source
 
 REPO = Path(__file__).resolve().parents[2]
 TESTS = REPO / "tests"

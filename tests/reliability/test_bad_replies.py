@@ -3,13 +3,14 @@
 Replies that are empty, 100,000 characters long, only whitespace, a mix of scripts (Persian, Latin,
 Arabic-Indic and Persian digits, emoji), or an instruction to the judge, given by a scripted model
 (``testing.scripted_lm.ScriptedLM``) to a representative generate_until task of every kind the pack
-ships (``REPRESENTATIVES``; ``test_every_template_is_represented`` keeps the list complete): MCQ
-extraction (DivanBench factual/scenario, PerCul in Persian and English), yes/no (DivanBench binary),
-Persian-script questions and references (TARAZ), short-answer metrics with embeddings (TARAZ, the tiny
-offline embedder of tests/taraz), CAC picks, option picks read by the shared option-task helper (MasalBench's two tasks, GhazalBench's
-recognition with three options and with two), GhazalBench's completion (scored as the authors'
-calcRecallPersian.py / calcRecallEnglish.py score it), and judged tasks (TaarofBench's conditions, TARAZ's
-judged variant) against a scripted local judge over HTTP.
+ships (``REPRESENTATIVES``; ``test_every_scoring_path_is_represented`` keeps the list complete, for every
+benchmark folder): MCQ extraction (DivanBench factual/scenario, PerCul in Persian and English), yes/no
+(DivanBench binary), Persian-script questions and references (TARAZ), short-answer metrics with
+embeddings (TARAZ, the tiny offline embedder of tests/taraz), CAC picks, option picks read by the shared
+option-task helper (MasalBench's two tasks, GhazalBench's recognition with three options and with two),
+GhazalBench's completion (scored as the authors' calcRecallPersian.py / calcRecallEnglish.py score it),
+and judged tasks (TaarofBench's conditions, TARAZ's judged variant) against a scripted local judge over
+HTTP.
 
 Asserted: nothing crashes; two runs (each with a fresh judge cache) give identical results and
 per-sample records; and the values worked out by hand: none of these replies states an option, a
