@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
             command = report_main if argv[0] == "report" else export_main
         verbosity, rest = _split_verbosity(argv[1:])
         sys.exit(guarded(lambda: command(rest), verbosity) or 0)
-    if argv[:1] and argv[0] in _benchmark_commands():
+    if argv[:1] and not argv[0].startswith("-") and argv[0] in _benchmark_commands():
         # a benchmark's own subcommand (e.g. TaarofBench's judge-check), declared in its benchmark.py
         import importlib
 

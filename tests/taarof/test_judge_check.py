@@ -245,3 +245,23 @@ def test_own_labels_errors_name_file_line_and_field(shared_data, tmp_path, capsy
 def test_no_judge_is_a_one_line_error(capsys):
     code, _, err = run_in_process(["judge-check"], capsys)
     assert code == 2 and "judge-check needs a judge" in err and "Traceback" not in err
+
+
+def test_openai_judge_without_its_key_is_refused_before_anything_runs(capsys):
+    code, _, err = run_in_process(["judge-check", "--metadata", '{"judge_model": "gpt-4-0613"}'], capsys)
+    assert code == 2 and "$OPENAI_API_KEY is not set" in err and "Traceback" not in err
+
+
+@pytest.mark.e2e
+def test_an_in_process_hf_judge(shared_data, tiny_model, capsys):
+    """The tiny random model as an ``hf:`` judge on 4 rows: whatever it answers, every row is accounted for."""
+    meta = json.dumps({"judge_model": f"hf:{tiny_model}", "judge_device": "cpu"})
+    code, out, err = run_in_process(
+        ["judge-check", "--data_dir", str(shared_data), "--metadata", meta, "--limit", "4", "--json", "-"], capsys
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    s = report["judges"][f"hf:{tiny_model}"]
+    assert s["n"] == 4 and s["judged"] + s["no_verdict"] == 4
+    assert s["judge"]["backend"] == "transformers (in-process)" and s["judge"]["revision"]
+    assert len(report["per_item"]) == 4

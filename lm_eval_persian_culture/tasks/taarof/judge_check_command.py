@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from lm_eval_persian_culture.judge import VERDICT_MAX_TOKENS, Judge, JudgeConfigError, JudgeSettings
+from lm_eval_persian_culture.judge.filter import configured_judge
 from lm_eval_persian_culture.scoring.records import json_safe
 from lm_eval_persian_culture.tasks.taarof.judge_check import (
     JudgeCheckInputError,
@@ -52,7 +53,7 @@ def judge_settings(metadatas: Sequence[str] | None) -> list[JudgeSettings]:
             ) from None
         if not isinstance(meta, dict):
             raise JudgeCheckInputError(f"--metadata {text!r}: expected a JSON object of judge settings")
-        js = JudgeSettings.from_settings(meta)
+        js = configured_judge(meta)  # as a run checks it: an OpenAI judge needs its key, hf: its model
         if js is None or js.disabled:
             raise JudgeConfigError(
                 "judge-check needs a judge: --metadata '{\"judge_model\": ...}' (with judge_base_url for a served "
