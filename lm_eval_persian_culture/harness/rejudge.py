@@ -5,8 +5,10 @@ replay model that answers every request with the reply saved in ``samples_<task>
 the filters (the judge, through its disk cache), ``process_results``, the aggregations and the
 group scores are exactly those of a normal run. The run's settings come from the results file (each
 task's metadata); ``--metadata`` overrides them, e.g. to name another judge or a judge server that
-is up again. A new ``results_<ts>.json`` (with a ``rejudge`` entry saying from what and with which
-judge) and its samples files are written beside the old ones; the old files are left untouched.
+is up again, or a jury (``judge_jury`` or a list in ``judge_model``: the run's judge's verdicts come
+from the cache, only the other members are asked). A new ``results_<ts>.json`` (with a ``rejudge``
+entry saying from what and with which judge) and its samples files are written beside the old ones;
+the old files are left untouched.
 
 The data is not needed: where the task's own loader cannot read it (no data dir here, offline), the
 docs saved in the samples are re-scored, with the task's judge settings (``judge_reply_format``)
@@ -95,6 +97,12 @@ def run_settings(results: Mapping, tasks: Sequence[str], overrides: Mapping[str,
         if source and Path(source).is_file():
             own = load_yaml(source, resolve_func=False).get("metadata") or {}
         settings |= {k: v for k, v in meta.items() if k not in own and k not in _NOT_SETTINGS}
+    # A jury given now replaces the run's judge, and one judge given now replaces the run's jury
+    # (judge_model and judge_jury together are refused: see judge/jury.py).
+    if "judge_jury" in overrides:
+        settings.pop("judge_model", None)
+    if "judge_model" in overrides:
+        settings.pop("judge_jury", None)
     return settings | dict(overrides)
 
 

@@ -2,7 +2,10 @@
 
 Same prompts as the served judge (the system prompt and the judge prompt, rendered with the
 model's own chat template), greedy decoding, several prompts per forward pass (left padding,
-sorted by length so little is padding), on the GPU when there is one. The model loads once per
+sorted by length so little is padding), on the GPU when there is one. ``judge_batch_size`` unset
+(or ``auto``): on a CUDA GPU the first batch tried is large (``AUTO_BATCH_SIZE_GPU``) and is halved on
+out-of-memory until one fits; that size is remembered for the rest of the run (per loaded model); on
+the CPU a small batch (``AUTO_BATCH_SIZE_OTHER``). The model loads once per
 process, and only when the cache misses: a fully cached re-run loads nothing.
 
 The cache key carries the model's revision, so a changed judge never reuses old verdicts:
@@ -154,6 +157,7 @@ class _Loaded:
     dtype: str
     eos_ids: frozenset[int]
     merge_system: bool = False  # the chat template rejects the system role
+    batch_size: int | None = None  # judge_batch_size unset: the size that fitted, remembered for the run
 
 
 _models: dict[tuple[str, str, str, str], _Loaded | str] = {}  # loaded model, or why it failed
@@ -250,6 +254,8 @@ class LocalBackend:
         }
         if self._loaded is not None:
             out.update(device=self._loaded.device, dtype=self._loaded.dtype)
+            out["batch_size"] = self.settings.batch_size or self._loaded.batch_size
+            out["batch_size_set_by"] = "judge_batch_size" if self.settings.batch_size else "auto (largest that fitted)"
         return out
 
     def _chat_text(self, loaded: _Loaded, prompt: str) -> str:
@@ -280,7 +286,7 @@ class LocalBackend:
         tokenizer = loaded.tokenizer
         texts = [self._chat_text(loaded, prompt) for prompt in prompts]
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths share a batch
-        batch_size = self.settings.batch_size
+        batch_size = self.settings.batch_size or loaded.batch_size or first_batch_size(loaded.device)
         new_tokens = max_tokens or _UNCAPPED_MAX_TOKENS
         start = 0
         while start < len(order):
@@ -288,27 +294,34 @@ class LocalBackend:
             encoded = tokenizer(
                 [texts[i] for i in batch], return_tensors="pt", padding=True, add_special_tokens=False
             ).to(loaded.device)
+            out_of_memory = False
             try:
                 with torch.inference_mode():
                     output = loaded.model.generate(
                         **encoded, max_new_tokens=new_tokens, do_sample=False, pad_token_id=tokenizer.pad_token_id
                     )
-            except torch.OutOfMemoryError:
-                if batch_size == 1:
+            except Exception as err:  # noqa: BLE001 - out of memory is retried smaller; the rest reported per item
+                out_of_memory = is_out_of_memory(err)
+                if not out_of_memory:
                     for i in batch:
-                        on_answer(i, None, "out of memory on one prompt: use a smaller judge or judge_device=cpu")
+                        on_answer(i, None, f"generation failed: {type(err).__name__}: {err}"[:_MAX_ERROR_TEXT])
                     start += len(batch)
                     continue
-                batch_size = max(1, batch_size // 2)
-                log.warning("judge out of memory: judge_batch_size lowered to %d", batch_size)
-                if torch.cuda.is_available():
-                    torch.cuda.empty_cache()
+            if out_of_memory:  # out of the except block, so the failed attempt's tensors can be freed
+                del encoded
+                if len(batch) == 1:
+                    on_answer(batch[0], None, "out of memory on one prompt: use a smaller judge or judge_device=cpu")
+                    start += 1
+                    continue
+                batch_size = max(1, len(batch) // 2)
+                if self.settings.batch_size is None:
+                    loaded.batch_size = batch_size  # remembered: later batches and calls start here
+                log.warning("judge out of memory at a batch of %d: judge_batch_size lowered to %d%s", len(batch),
+                            batch_size, "" if self.settings.batch_size else " for the rest of the run")  # fmt: skip
+                _free_accelerator_memory()
                 continue
-            except Exception as err:  # noqa: BLE001 - reported per item, never scored
-                for i in batch:
-                    on_answer(i, None, f"generation failed: {type(err).__name__}: {err}"[:_MAX_ERROR_TEXT])
-                start += len(batch)
-                continue
+            if self.settings.batch_size is None and loaded.batch_size is None:
+                loaded.batch_size = batch_size
             prompt_lengths = encoded["attention_mask"].sum(dim=1).tolist()
             generated = output[:, encoded["input_ids"].shape[1] :].tolist()
             for i, tokens, prompt_len in zip(batch, generated, prompt_lengths):
@@ -320,6 +333,43 @@ class LocalBackend:
 
     def close(self) -> None:
         """The model stays loaded for other judges of the process (it is shared)."""
+
+
+AUTO_BATCH_SIZE_GPU = 256
+"""``judge_batch_size`` unset on a CUDA GPU: the first batch tried (halved on out-of-memory until one
+fits, then kept for the run). Judge prompts are short (a scenario and a reply, a few hundred tokens) and
+answers a few tokens: a 1.5B judge fits hundreds per batch on an 80 GB card."""
+AUTO_BATCH_SIZE_OTHER = 8
+"""``judge_batch_size`` unset on the CPU (or MPS): larger batches gain little there and pad more."""
+
+
+def first_batch_size(device: str) -> int:
+    """The batch tried first when ``judge_batch_size`` is unset and none has been found yet."""
+    return AUTO_BATCH_SIZE_GPU if str(device).startswith("cuda") else AUTO_BATCH_SIZE_OTHER
+
+
+def is_out_of_memory(err: BaseException) -> bool:
+    """torch's out-of-memory error (``torch.OutOfMemoryError``, ``torch.cuda.OutOfMemoryError``), or
+    the RuntimeError older torch and some kernels raise ("CUDA out of memory", "MPS backend out of memory")."""
+    try:
+        import torch
+
+        oom_type = getattr(torch, "OutOfMemoryError", None) or getattr(torch.cuda, "OutOfMemoryError", None)
+        if oom_type is not None and isinstance(err, oom_type):
+            return True
+    except ImportError:  # pragma: no cover - the local judge needs torch
+        pass
+    return isinstance(err, RuntimeError) and "out of memory" in str(err).lower()
+
+
+def _free_accelerator_memory() -> None:
+    import gc
+
+    import torch
+
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
 
 
 def _until_eos(tokens: list[int], eos_ids: frozenset[int]) -> list[int]:

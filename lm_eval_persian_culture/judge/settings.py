@@ -86,8 +86,9 @@ class JudgeSettings:
     max_error_rate: float = 0.05
     system_prompt: str = PAPER_SYSTEM_PROMPT
     allow_self_judge: bool = False
-    # local judge (judge_model=hf:...) only
-    batch_size: int = 16
+    # local judge (judge_model=hf:...) only; batch_size None ("auto", the default): the largest batch that
+    # fits, found by halving on out-of-memory (judge.local)
+    batch_size: int | None = None
     device: str = "auto"
     dtype: str = "auto"
 
@@ -116,7 +117,7 @@ class JudgeSettings:
             raise JudgeConfigError(f"judge max_error_rate must be within [0, 1], got {self.max_error_rate}")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise JudgeConfigError(f"judge max_tokens must be >= 1 or unset, got {self.max_tokens}")
-        if self.batch_size < 1:
+        if self.batch_size is not None and self.batch_size < 1:
             raise JudgeConfigError(f"judge batch_size must be >= 1, got {self.batch_size}")
         if self.is_local:
             if not self.local_model:
@@ -221,6 +222,12 @@ def _parse_optional_int(value: Any) -> int | None:
     return _parse_int(value)
 
 
+def _parse_batch_size(value: Any) -> int | None:
+    if isinstance(value, str) and value.strip().lower() in ("auto", "none", "null"):
+        return None
+    return _parse_int(value)
+
+
 def _parse_float(value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError("a boolean is not a number")
@@ -271,13 +278,15 @@ _SPECS = (
     ),
     _Spec("max_error_rate", "judge_max_error_rate", _ENV_PREFIX + "MAX_ERROR_RATE", _parse_float, "a number"),
     _Spec("allow_self_judge", "judge_allow_self", _ENV_PREFIX + "ALLOW_SELF", _parse_bool, "true/false"),
-    _Spec("batch_size", "judge_batch_size", _ENV_PREFIX + "BATCH_SIZE", _parse_int, "an integer"),
+    _Spec("batch_size", "judge_batch_size", _ENV_PREFIX + "BATCH_SIZE", _parse_batch_size, "an integer or auto"),
     _Spec("device", "judge_device", _ENV_PREFIX + "DEVICE", _parse_str, "a device (auto, cpu, cuda, cuda:1)"),
     _Spec("dtype", "judge_dtype", _ENV_PREFIX + "DTYPE", _parse_str, "a dtype (auto, float32, bfloat16)"),
 )
 _METADATA_KEYS = {spec.key for spec in _SPECS}
 # Judge-related keys a task reads itself (how its judge prompt is built), not judge settings.
 TASK_JUDGE_KEYS = {"judge_reply_format"}
+# A jury's keys, read by ``judge.jury`` (a list of judges and the tie rule), not by one judge's settings.
+JURY_KEYS = frozenset({"judge_jury", "judge_jury_tie"})
 
 
 def _lookup(metadata: Mapping[str, Any], spec: _Spec) -> tuple[Any, str]:
@@ -302,7 +311,8 @@ def _reject_secrets(metadata: Mapping[str, Any]) -> None:
 
 
 def _warn_unknown_keys(metadata: Mapping[str, Any]) -> None:
-    unknown = sorted(k for k in metadata if str(k).startswith("judge_") and k not in _METADATA_KEYS | TASK_JUDGE_KEYS)
+    known = _METADATA_KEYS | TASK_JUDGE_KEYS | JURY_KEYS
+    unknown = sorted(k for k in metadata if str(k).startswith("judge_") and k not in known)
     if unknown:
         log.warning("Ignoring unknown judge settings %s; known: %s", unknown, sorted(_METADATA_KEYS))
 

@@ -75,11 +75,16 @@ def record_of(result: Any, fallback: Callable[[str], dict]) -> dict:
 
 def make_process_results(value: Callable[[Any, list], Any], metric_names: Sequence[str]) -> Callable[[Any, list], dict]:
     """A ``process_results`` hook: every metric of the task gets the same per-doc value
-    ``value(doc, results)`` (each metric's aggregation reads what it needs from it)."""
+    ``value(doc, results)`` (each metric's aggregation reads what it needs from it); a record that
+    carries ``jury_metrics`` (a jury's per-judge metrics) adds those per-doc values too."""
 
     def process_results(doc: Any, results: list) -> dict:
         record = value(doc, results)
-        return {name: record for name in metric_names}
+        out = {name: record for name in metric_names}
+        if isinstance(record, dict) and record.get("jury_metrics"):
+            # a jury's per-judge metrics, registered on the task by its filter (judge/jury.py)
+            out.update(record["jury_metrics"])
+        return out
 
     return process_results
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from lm_eval_persian_culture.judge.jury import TIE_NOT_MET, majority
 from lm_eval_persian_culture.scoring.aggregations import NAN, make_field_aggregations, mean_or_nan, slug
 from lm_eval_persian_culture.scoring.records import decode_record
 
@@ -32,15 +33,33 @@ def judged_record(
     decoded = decode_record(record) or {}
     verdict = decoded.get("verdict")
     raw = decoded.get("judge_raw")
-    return {
+    judged, paper_yes = raw is not None, int(isinstance(raw, str) and "Yes" in raw)
+    if isinstance(decoded.get("jury"), list):
+        judged, paper_yes = jury_paper_rule(decoded)
+    out = {
         "verdict": None if verdict is None else int(verdict == "yes"),
         "topics": [t.strip() for t in topics],
         "group": group,
         "pair": doc.get("pair_id"),
-        "judged": raw is not None,
-        "paper_yes": int(isinstance(raw, str) and "Yes" in raw),
+        "judged": judged,
+        "paper_yes": paper_yes,
         **(extra or {}),
     }
+    if decoded.get("jury_metrics"):
+        out["jury_metrics"] = decoded["jury_metrics"]
+    return out
+
+
+def jury_paper_rule(decoded: Mapping) -> tuple[bool, int]:
+    """(judged, paper_yes) of a jury's record: the paper's rule ('Yes' anywhere in the answer) applied
+    to each member that answered, then the jury's vote and tie rule over those readings."""
+    readings = [
+        None if not isinstance(m.get("judge_raw"), str) else ("Yes" in m["judge_raw"])
+        for m in decoded["jury"]
+        if isinstance(m, Mapping)
+    ]
+    verdict, _ = majority(readings, decoded.get("jury_tie_rule") or TIE_NOT_MET)
+    return verdict is not None, int(bool(verdict))
 
 
 def judge_accuracy(items: Iterable[Mapping]) -> float:

@@ -25,7 +25,7 @@ from lm_eval_persian_culture.data.sources import (
     sha256_file,
     to_dataset,
 )
-from lm_eval_persian_culture.judge.filter import judge_for, prepare_judge, template_id
+from lm_eval_persian_culture.judge.filter import ask_jury, prepare_judge, task_jury, template_id, verdict_fields
 from lm_eval_persian_culture.lm_eval_stack import running_task_metadata
 from lm_eval_persian_culture.scoring.records import decode_record, encode_record, lm_eval_filter
 from lm_eval_persian_culture.tasks.taraz import embeddings
@@ -288,26 +288,19 @@ def score_filter(resps, docs):
 
 @lm_eval_filter
 def score_filter_judged(resps, docs):
-    """As :func:`score_filter`, plus the paper's LLM judge (one concurrent, cached batch)."""
-    from lm_eval_persian_culture.judge import filter as judge_filter
-
+    """As :func:`score_filter`, plus the paper's LLM judge, or a jury (one concurrent, cached batch per judge)."""
     rows = _records(resps, docs, judged=True)
-    js = judge_filter._active or prepare_judge({})
-    if js.disabled:
+    jury = task_jury()
+    if jury.disabled:
         for row in rows:
             row.update(judge_match=None, judge_error="judge disabled")
     else:
-        judge = judge_for(js, parser=sa.parse_one_zero)
         prompts = [sa.judge_prompt(doc["id"], row["response"], doc["references"]) for doc, row in zip(docs, rows)]
-        results = judge.judge_many(prompts, template_id=JUDGE_TEMPLATE_ID, desc=f"judge ({js.model})")
-        judge.check_error_rate(results)
-        for row, res in zip(rows, results):
-            row.update(
-                judge_match=None if res.verdict is None else int(res.verdict),
-                judge_raw=res.raw,
-                judge_error=res.error,
-                judge_cached=res.cached,
-            )
+        items = ask_jury(jury, prompts, parser=sa.parse_one_zero, template_id=JUDGE_TEMPLATE_ID,
+                         metric_prefix="judge_match")  # fmt: skip
+        for row, item in zip(rows, items):
+            judge_match = None if item.verdict is None else int(item.verdict)
+            row.update(judge_match=judge_match, **verdict_fields(jury, item, int))
     return [encode_record(row) for row in rows]
 
 
@@ -323,6 +316,7 @@ def process_results(doc, results):
     if "judge_match" in record or "judge_error" in record:
         out["judge_match"] = record.get("judge_match")
         out["judge_errors"] = record.get("judge_match")  # aggregated by counting the Nones
+        out.update(record.get("jury_metrics") or {})  # a jury's per-judge metrics (judge/jury.py)
     missing = [m for m in sa.METRICS if m not in out]
     if missing:
         raise DataSchemaError(f"taraz: doc {doc.get('id')}: the score filter produced no {missing}")
