@@ -265,3 +265,40 @@ def test_an_in_process_hf_judge(shared_data, tiny_model, capsys):
     assert s["n"] == 4 and s["judged"] + s["no_verdict"] == 4
     assert s["judge"]["backend"] == "transformers (in-process)" and s["judge"]["revision"]
     assert len(report["per_item"]) == 4
+
+
+def test_a_jury_of_three_side_by_side_with_its_members(shared_data, tmp_path, capsys):
+    """Members: a = the hand example's answers, b = always the label, c = always No. Majority per row
+    (label: a b c -> jury): 1 (0: N N N -> N), 2 (1: Y Y N -> Y), 3 (1: Y Y N -> Y), 4 (0: Y N N -> N),
+    5 (1: N Y N -> N), 6 (1: Y Y N -> Y), 7 (1: N Y N -> N), 8 (0: N N N -> N), 9 (1: Y Y N -> Y),
+    10 (0: N N N -> N), 11 (1: a unreadable, Y N: a tie -> not met, N). Jury: yy 4, yn 3, ny 0, nn 4: 8/11;
+    labels 7 Yes, jury 4 Yes: p_e = 56/121, kappa = (88 - 56) / (121 - 56) = 32/65.
+    Fleiss' kappa over rows 1-10 (all three answered), Yes counts 0 2 2 1 1 2 1 0 2 0: P_i is 1 for the
+    three unanimous rows and 1/3 for the others, mean 8/15; p_yes = 11/30, P_e = (121 + 361)/900 = 241/450;
+    kappa = (240/450 - 241/450) / (209/450) = -1/209."""
+    labels = write_hand_file(tmp_path)
+    table = {strip_reply(reply): (answer, label) for _, _, reply, label, answer in HAND}
+
+    def answer(prompt: str, body: dict) -> str:
+        given, label = table[reply_in(prompt)]
+        return {"a": given, "b": "Yes" if label else "No", "c": "No"}[body["model"]]
+
+    with FakeOpenAIServer(answer=answer, models=("a", "b", "c")) as server:
+        meta = json.dumps({"judge_model": ["a", "b", "c"], "judge_base_url": server.base_url})
+        code, out, err = run_in_process(
+            ["judge-check", "--labels", str(labels), "--data_dir", str(shared_data), "--metadata", meta, "--json", "-"],
+            capsys,
+        )
+    assert code == 0, err
+    judges = json.loads(out)["judges"]
+    assert list(judges) == ["jury(a, b, c)/a", "jury(a, b, c)/b", "jury(a, b, c)/c", "jury(a, b, c)"]
+    assert judges["jury(a, b, c)/a"]["agreement"] == pytest.approx(0.7)  # the hand example's judge
+    assert judges["jury(a, b, c)/b"]["agreement"] == 1.0 and judges["jury(a, b, c)/b"]["kappa"] == 1.0
+    assert judges["jury(a, b, c)/c"]["agreement"] == pytest.approx(4 / 11) and judges["jury(a, b, c)/c"]["kappa"] == 0
+    jury = judges["jury(a, b, c)"]
+    assert (jury["n"], jury["judged"]) == (11, 11)
+    assert jury["confusion"] == {"label_yes_judge_yes": 4, "label_yes_judge_no": 3,
+                                 "label_no_judge_yes": 0, "label_no_judge_no": 4}  # fmt: skip
+    assert jury["agreement"] == pytest.approx(8 / 11) and jury["kappa"] == pytest.approx(32 / 65)
+    assert jury["judge"]["jury"]["ties"] == 1 and jury["judge"]["jury"]["tie_rule"] == "not_met"
+    assert jury["judge"]["jury"]["fleiss_kappa"] == pytest.approx(-1 / 209)

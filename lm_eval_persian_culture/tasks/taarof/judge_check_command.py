@@ -7,8 +7,10 @@ is read with the pack's Yes/No parser, and the figures of :func:`judge_check.sum
 as JSON with ``--json``, and compared with ``--threshold``: exit status 1, one line, when a judge's strict
 agreement (an item without a verdict counts as a disagreement) is below it. Bad input exits 2 (the CLI guard).
 
-A jury (several judges voting on each item) is a list of judge settings: when the judge layer has one,
-``ask`` is the one place to add it (each member's figures and the jury's side by side).
+A ``--metadata`` naming a jury (``judge_model`` as a list, or ``judge_jury``; ``judge/jury.py``) is checked
+as a jury: every member is asked every item, and each member's figures and the jury's (strict majority of
+the members that answered, the jury's tie rule) are reported side by side, with the members' pairwise
+agreement and Fleiss' kappa.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from lm_eval_persian_culture.judge import VERDICT_MAX_TOKENS, Judge, JudgeConfigError, JudgeSettings
-from lm_eval_persian_culture.judge.filter import configured_judge
+from lm_eval_persian_culture.judge.filter import configured_jury
+from lm_eval_persian_culture.judge.jury import Jury, jury_summary, majority
 from lm_eval_persian_culture.scoring.records import json_safe
 from lm_eval_persian_culture.tasks.taarof.judge_check import (
     JudgeCheckInputError,
@@ -41,8 +44,8 @@ class ThresholdNotMet(Exception):
     """A judge's agreement is below --threshold (exit status 1, not a user error)."""
 
 
-def judge_settings(metadatas: Sequence[str] | None) -> list[JudgeSettings]:
-    """One JudgeSettings per ``--metadata`` JSON (none given: the environment's judge)."""
+def judge_settings(metadatas: Sequence[str] | None) -> list[Jury]:
+    """One judge or jury per ``--metadata`` JSON (none given: the environment's judge)."""
     out = []
     for text in metadatas or ["{}"]:
         try:
@@ -53,7 +56,7 @@ def judge_settings(metadatas: Sequence[str] | None) -> list[JudgeSettings]:
             ) from None
         if not isinstance(meta, dict):
             raise JudgeCheckInputError(f"--metadata {text!r}: expected a JSON object of judge settings")
-        js = configured_judge(meta)  # as a run checks it: an OpenAI judge needs its key, hf: its model
+        js = configured_jury(meta)  # as a run checks it: an OpenAI judge needs its key, hf: its model
         if js is None or js.disabled:
             raise JudgeConfigError(
                 "judge-check needs a judge: --metadata '{\"judge_model\": ...}' (with judge_base_url for a served "
@@ -63,29 +66,59 @@ def judge_settings(metadatas: Sequence[str] | None) -> list[JudgeSettings]:
     return out
 
 
-def ask(docs: Sequence[Mapping], settings: Sequence[JudgeSettings]) -> dict[str, dict]:
-    """{judge name: {"verdicts": [...], "usage": ..., "describe": ...}} for every judge, items in order."""
+def ask(docs: Sequence[Mapping], settings: Sequence[Jury]) -> dict[str, dict]:
+    """{judge name: {"verdicts": [...], "usage": ..., "judge": ...}} for every judge, items in order; a jury
+    adds each member (``<jury>/<member>``) and then the jury itself (its majority verdicts)."""
     prompts = [judge_prompt_of(doc) for doc in docs]
     fmt = docs[0]["judge_reply_format"] if docs else "paper"
     out: dict[str, dict] = {}
-    for js in settings:
-        name = js.model if js.model not in out else f"{js.model}#{len(out) + 1}"
-        with Judge(js) as judge:
-            results = judge.judge_many(prompts, template_id=JUDGE_TEMPLATE_IDS[fmt], desc=f"judge-check ({js.model})",
-                                       max_tokens=VERDICT_MAX_TOKENS)  # fmt: skip
-            out[name] = {
-                "verdicts": [r.verdict for r in results],
-                "raw": [r.raw for r in results],
-                "errors": sum(r.error is not None and r.raw is None for r in results),
-                "unparseable": sum(r.error is not None and r.raw is not None for r in results),
-                "judge": {**judge.describe(), "settings": {k: v for k, v in js.public_dict().items()
-                                                          if k in ("temperature", "system_prompt", "max_tokens")}},
-                "usage": judge.usage.summary(),
-            }  # fmt: skip
+    for jury in settings:
+        if not jury.is_jury:
+            _ask_one(out, jury.first, jury.first.model, prompts, fmt)
+            continue
+        jury_name = _unique_name(out, jury.model)
+        members = [_ask_one(out, js, f"{jury_name}/{n}", prompts, fmt) for js, n in zip(jury.members, jury.names)]
+        votes = [[out[m]["verdicts"][i] for m in members] for i in range(len(prompts))]
+        decided = [majority(row, jury.tie_rule) for row in votes]
+        verdicts = [verdict for verdict, _ in decided]
+        out[jury_name] = {
+            "verdicts": verdicts,
+            "raw": [None] * len(prompts),
+            "errors": sum(v is None for v in verdicts),
+            "unparseable": 0,
+            "judge": {"jury": jury_summary(jury, votes, verdicts, sum(tie for _, tie in decided))},
+            "usage": "; ".join(out[m]["usage"] for m in members),
+        }
     return out
 
 
-def check(docs: Sequence[Mapping], settings: Sequence[JudgeSettings]) -> dict:
+def _unique_name(out: Mapping, name: str) -> str:
+    return name if name not in out else f"{name}#{len(out) + 1}"
+
+
+def _ask_one(out: dict, js: JudgeSettings, name: str, prompts: Sequence[str], fmt: str) -> str:
+    """Ask one judge every prompt; its answers go into ``out`` under a unique name, which is returned."""
+    name = _unique_name(out, name)
+    with Judge(js) as judge:
+        results = judge.judge_many(
+            prompts,
+            template_id=JUDGE_TEMPLATE_IDS[fmt],
+            desc=f"judge-check ({js.model})",
+            max_tokens=VERDICT_MAX_TOKENS,
+        )
+        shown = {k: v for k, v in js.public_dict().items() if k in ("temperature", "system_prompt", "max_tokens")}
+        out[name] = {
+            "verdicts": [r.verdict for r in results],
+            "raw": [r.raw for r in results],
+            "errors": sum(r.error is not None and r.raw is None for r in results),
+            "unparseable": sum(r.error is not None and r.raw is not None for r in results),
+            "judge": {**judge.describe(), "settings": shown},
+            "usage": judge.usage.summary(),
+        }
+    return name
+
+
+def check(docs: Sequence[Mapping], settings: Sequence[Jury]) -> dict:
     """The machine-readable report: per judge its figures, and per item label and verdicts."""
     answers = ask(docs, settings)
     report = {"items": len(docs), "labels_files": sorted({d.get("labels_file", "") for d in docs} - {""}),
