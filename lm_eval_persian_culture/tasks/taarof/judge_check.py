@@ -1,4 +1,4 @@
-"""TaarofBench's judge check: how far a judge is from human labels, the paper's protocol for any judge.
+"""TaarofBench's judge check: how far a judge is from labelled replies, the paper's protocol for any judge.
 
 The paper validated its GPT-4 judge on 50 hand-labelled scenario-reply pairs (94% agreement, sec. 3
 "Evaluation Protocol"). The pack ships a labelled set (``judge_check/taarof_judge_check.jsonl``, see the

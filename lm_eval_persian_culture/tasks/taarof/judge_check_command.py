@@ -141,8 +141,9 @@ def check(docs: Sequence[Mapping], settings: Sequence[Jury]) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="TaarofBench's judge check: agreement of configured judges with human labels (the pack's "
-        "labelled set, or your own), with a Wilson interval, Cohen's kappa and the confusion matrix, per type "
+        description="TaarofBench's judge check: agreement of configured judges with labelled replies (the pack's "
+        "set, labelled by an AI assistant from the annotations; or your own human labels), with a Wilson "
+        "interval, Cohen's kappa and the confusion matrix, per type "
         "and per language, beside the paper's GPT-4 figure (94%, n=50).",
     )
     parser.add_argument("--metadata", action="append", default=None,
@@ -154,8 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge_reply_format", default=None, choices=("paper", "json"))
     parser.add_argument("--limit", type=int, default=None, help="only the first N labelled rows")
     parser.add_argument("--json", dest="json_out", default=None, help="write the report as JSON here ('-': stdout)")
-    parser.add_argument("--threshold", type=float, default=None,
-                        help="exit 1 when a judge's strict agreement (no verdict = wrong) is below")  # fmt: skip
+    parser.add_argument("--threshold", type=float, default=None, metavar="X",
+                        help="exit 1 when a judge's strict agreement (no verdict = wrong) is under X")  # fmt: skip
     args = parser.parse_args(argv)
     if args.threshold is not None and not 0 <= args.threshold <= 1:
         raise JudgeCheckInputError(f"--threshold {args.threshold}: expected a fraction within [0, 1], e.g. 0.9")
