@@ -48,6 +48,7 @@ def wilson_by_hand(k: int, n: int, z: float = 1.959963984540054) -> tuple[float,
 
 
 @pytest.mark.e2e
+@pytest.mark.lmeval05
 def test_taarof_judge_check_through_lm_eval(shared_data):
     rows = [json.loads(line) for line in judge_check.SET_PATH.read_text(encoding="utf-8").splitlines()[:12]]
     assert [(r["check_id"], r["language"], r["label"]) for r in rows] == FIRST_12
