@@ -104,9 +104,10 @@ def read_labels(path: str | Path | None = None) -> list[dict]:
                 f"{where}: field 'item': {rec['item']!r} is not '<type>:<row>' with type in {list(TYPES)} "
                 "(e.g. 'taarof-expected:0', the first line of taarof-expected.jsonl)"
             )
-        label = _LABELS.get(str(rec["label"]).strip().lower()) if not isinstance(rec["label"], float) else None
-        if isinstance(rec["label"], bool):
-            label = int(rec["label"])
+        raw_label = rec["label"]
+        if isinstance(raw_label, float) and raw_label in (0.0, 1.0):  # 1.0 / 0.0 from a spreadsheet export
+            raw_label = int(raw_label)
+        label = _LABELS.get(str(raw_label).strip().lower())
         if label is None:
             raise JudgeCheckInputError(
                 f"{where}: field 'label': {rec['label']!r} is not 1 or 0 (1 = the reply meets the expectation)"
