@@ -47,6 +47,8 @@ NOT_RUN_HERE = [
 ]  # fmt: skip
 # Commands whose documented exit status is not 0 here: (pattern, status, why)
 EXPECTED_STATUS = [
+    (r"judge-check .*--threshold 0\.85", 1, "the CI gate at work: the local server's judge answers Yes to every "
+     "item, which agrees with about half of the labels, below 0.85 (docs/judge-check.md)"),
     (r"^lm-eval-persian data(\s+#.*)?$", 1, "every dataset: TARAZ's ISN-SAQ has no public release, never ready "
      "unless you bring a copy, and `data` exits 1 when anything it checked is not ready (docs/data.md)"),
 ]  # fmt: skip

@@ -163,6 +163,9 @@ class Benchmark:
     # environment variables naming a scoring model its tasks load; set to "none" under --predict_only (nothing is
     # scored, so nothing is loaded), unless the user set them
     predict_only_env: tuple[str, ...] = ()
+    # (subcommand, one-line help, "module:function") it adds to `lm-eval-persian`; function(argv) -> exit status,
+    # run under the CLI's guard (a PackUserError: one line, exit 2). E.g. TaarofBench's `judge-check`.
+    commands: tuple[tuple[str, str, str], ...] = ()
     folder: Path | None = None  # set on discovery
 
     @property
@@ -253,6 +256,11 @@ def predict_only_env() -> tuple[str, ...]:
     return tuple(dict.fromkeys(var for bench in benchmarks().values() for var in bench.predict_only_env))
 
 
+def benchmark_commands() -> dict[str, tuple[str, str]]:
+    """{subcommand: (help, "module:function")} every benchmark adds to `lm-eval-persian`."""
+    return {name: (help_, target) for bench in benchmarks().values() for name, help_, target in bench.commands}
+
+
 def signed_metrics() -> frozenset[str]:
     """Every benchmark's differences that may be negative."""
     return frozenset().union(*(b.signed for b in benchmarks().values()))
@@ -326,6 +334,7 @@ __all__ = [
     "MetricsChart",
     "ModelsChart",
     "TasksChart",
+    "benchmark_commands",
     "benchmark_folders",
     "benchmark_of",
     "benchmarks",

@@ -65,6 +65,13 @@ BENCHMARK = Benchmark(
         ),
         BreakdownCharts(),
     ),
+    commands=(
+        (
+            "judge-check",
+            "agreement of configured judges with human labels (the paper's judge check)",
+            "lm_eval_persian_culture.tasks.taarof.judge_check_command:main",
+        ),
+    ),
     datasets=(
         Dataset(
             "TaarofBench",
