@@ -212,9 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = parse_metadata(args.metadata)
     if args.data_dir:
         settings["data_dir"] = args.data_dir
-    data_dir = resolve_data_dir(settings)
-    if data_dir is not None and not data_dir.is_dir():
-        raise UserInputError(f"data_dir {data_dir}: no such folder")
+    data_dir = resolve_data_dir(settings)  # a data dir that is no folder: one line, as in a run
     if args.tasks:
         names = [t.strip() for t in args.tasks.split(",") if t.strip()]
         chosen = datasets_for(names)

@@ -166,7 +166,9 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
                 if var not in os.environ:
                     os.environ[var] = "none"
                     restore_env.append(var)
+        restore_hub = lambda: None  # noqa: E731
         try:
+            restore_hub = preflight.offline_if_unreachable()
             try:
                 leaves = preflight.run_preflight(params, tasks, model_args)
             except PackUserError:
@@ -184,6 +186,7 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
             with judge_filter.collect_judge_failures() as failures:
                 results = original(**params)
         finally:
+            restore_hub()
             for var in restore_env:
                 os.environ.pop(var, None)
         if results is None:

@@ -26,7 +26,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,7 +62,7 @@ class PreflightError(PackUserError, ValueError):
 
 @dataclass
 class Problem:
-    kind: str  # "task", "settings", "judge", "data"
+    kind: str  # "task", "settings", "judge", "data", "model", "suite"
     message: str
     tasks: list[str] = field(default_factory=list)
 
@@ -180,6 +180,8 @@ def _data_problem(report: PreflightReport, name: str, err: BaseException) -> Non
                                    "each benchmark's files).", name)  # fmt: skip
     elif isinstance(err, JudgeConfigError):
         report.add_problem("judge", str(err), name)
+    elif isinstance(err, PackUserError):  # a setting the loader rejected, in its own words
+        report.add_problem("settings", str(err), name)
     else:  # a setting the loader rejected (e.g. divan_instruction), or an unreadable source
         report.add_problem("settings", f"{type(err).__name__}: {err}", name)
 
@@ -366,6 +368,54 @@ def check_served_tokenizer(report: PreflightReport, model: Any, model_args: Any)
     )
 
 
+# Model arguments that name a model lm-eval loads from a folder or the hub (any --model that takes them).
+MODEL_ARGS_LOADED = ("pretrained", "tokenizer")
+
+
+def check_evaluated_model(report: PreflightReport, model: Any, model_args: Any) -> None:
+    """The evaluated model, found as the judge model is (``data.hub.locate_model``): a local folder, a
+    cached hub snapshot, or the online hub; else one problem, before lm-eval loads anything (it would
+    retry the hub, then end in a long transformers traceback)."""
+    from lm_eval_persian_culture.data.hub import ModelNotFound, hub_model_problem, locate_model
+
+    args = parse_model_args(model_args)
+    backend = str(args.get("tokenizer_backend") or "auto").lower()
+    for key in MODEL_ARGS_LOADED:
+        name = args.get(key)
+        if not isinstance(name, str) or not name.strip():
+            continue
+        if key == "tokenizer" and backend not in ("auto", "huggingface"):
+            continue
+        if key == "tokenizer" and name == args.get("pretrained"):
+            continue
+        revision = args.get("revision") if key == "pretrained" else None
+        setting = f"--model_args {key}={name}"
+        try:
+            where = locate_model(name.strip(), setting, str(revision) if revision else None,
+                                 online_check=hub_model_problem)  # fmt: skip
+        except ModelNotFound as err:
+            report.add_problem("model", str(err))
+            continue
+        shown = {"directory": "local folder", "cache": "in the hub cache", "hub": "on the hub"}[where.source]
+        report.checked.append(f"evaluated model {key}={name}: {shown}")
+
+
+def offline_if_unreachable() -> Callable[[], None]:
+    """Once per process: can the Hugging Face hub be reached? If not, say so in one line and switch the
+    hub clients offline for this run (``datasets`` and ``huggingface_hub`` would retry each request five
+    times, ~25 s, before failing). Returns what undoes the switch."""
+    from lm_eval_persian_culture.data.hub import go_offline, hub_state
+
+    state = hub_state()
+    if state.reachable:
+        return lambda: None
+    if state.by_user:
+        logger.info("pre-flight: %s", state.line)
+        return lambda: None
+    logger.warning("pre-flight: %s", state.line)
+    return go_offline()
+
+
 def limit_problem(limit: Any) -> str | None:
     """``--limit 0`` (or below) selects no documents: lm-eval loads the model, then stops with a traceback."""
     try:
@@ -420,6 +470,8 @@ def run_preflight(params: dict, tasks: Any, model_args: Any) -> list[str]:
     elif task_manager is not None:
         report = check_tasks(task_manager, tasks, model_args)
         check_served_tokenizer(report, params.get("model"), model_args)
+        if report.tasks:
+            check_evaluated_model(report, params.get("model"), model_args)
         leaves = report.tasks
         problem = limit_problem(params.get("limit")) if leaves else None
         if problem:
@@ -457,7 +509,12 @@ def validate(args) -> None:
         raise UserInputError(tasks_not_found_message(missing))
     print("All tasks found")
     ordered = [t for t in task_list if t in found] + [t for t in found if t not in task_list]  # patterns expanded
-    report = check_tasks(task_manager, ordered, model_args)
+    restore = offline_if_unreachable()
+    try:
+        report = check_tasks(task_manager, ordered, model_args)
+        check_evaluated_model(report, None, model_args)
+    finally:
+        restore()
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     report.raise_if_problems()
@@ -466,7 +523,7 @@ def validate(args) -> None:
 
 
 __all__ = [
-    "PreflightError", "PreflightReport", "Problem", "check_judge", "check_served_tokenizer", "check_task_data",
-    "check_tasks", "duplicate_problem", "format_problems", "limit_problem", "run_preflight", "summarize_groups",
-    "validate",
+    "PreflightError", "PreflightReport", "Problem", "check_evaluated_model", "check_judge", "check_served_tokenizer",
+    "check_task_data", "check_tasks", "duplicate_problem", "format_problems", "limit_problem",
+    "offline_if_unreachable", "run_preflight", "summarize_groups", "validate",
 ]  # fmt: skip

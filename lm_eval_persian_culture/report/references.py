@@ -57,7 +57,7 @@ def validate(data: Any, origin: str) -> list[dict]:
     rows = data.get("rows")
     if not isinstance(rows, list) or not rows:
         raise ReferenceFileError(f"{origin}: field 'rows' must be a non-empty list")
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, start=1):  # rows counted from 1
         if not isinstance(row, dict):
             raise ReferenceFileError(f"{origin}: row {i}: expected an object")
         for name, kind in REQUIRED.items():

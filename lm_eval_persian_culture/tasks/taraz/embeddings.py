@@ -169,6 +169,15 @@ def _native_gte_source(name: str) -> str | None:
 def load_encoder(name: str) -> Encoder:
     """The sentence-transformers model, loaded once per process."""
     if name not in _encoders:
+        from lm_eval_persian_culture.data.hub import ModelNotFound, locate_model
+
+        try:  # a local folder, a cached snapshot or a reachable hub, found before torch is imported
+            locate_model(name, f"embedding_model={name}")
+        except ModelNotFound as err:
+            raise EmbeddingConfigError(
+                f"{err}. Set embedding_model (--metadata or ${EMBEDDING_MODEL_ENV}) to a local folder holding the "
+                "model, or 'none' to leave the embedding metrics out"
+            ) from None
         check_compatible(name)
         try:
             from sentence_transformers import SentenceTransformer
