@@ -167,10 +167,11 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
                     os.environ[var] = "none"
                     restore_env.append(var)
         restore_hub = lambda: None  # noqa: E731
+        skipped: dict = {}  # suite members left out under suite_skip_unavailable, for the results
         try:
             restore_hub = preflight.offline_if_unreachable()
             try:
-                leaves = preflight.run_preflight(params, tasks, model_args)
+                leaves = preflight.run_preflight(params, tasks, model_args, skipped)
             except PackUserError:
                 raise
             except Exception as err:  # noqa: BLE001 - a pre-flight that cannot read this lm-eval steps aside
@@ -191,6 +192,8 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
                 os.environ.pop(var, None)
         if results is None:
             return results
+        if skipped:
+            results[preflight.SKIP_RESULTS_KEY] = skipped
         if forced_samples:
             samples = results.pop("samples", None)
             if failures and samples is not None:

@@ -81,6 +81,36 @@ def configured_judge(settings: Mapping | None) -> JudgeSettings | None:
     return js
 
 
+def judge_requirement(settings: Mapping | None) -> tuple[bool, str]:
+    """(met, detail) for ``lm-eval-persian data``: is a judge configured that can be found, without asking
+    it anything (a served judge is probed by the pre-flight of a run)? ``judge_model=none`` counts as met:
+    judged tasks then run and log their replies unscored."""
+    try:
+        js = JudgeSettings.from_settings(dict(settings or {}))
+        if js is None:
+            return (
+                False,
+                "no judge configured: set judge_model (--metadata '{\"judge_model\": ...}' or "
+                "$PERSIAN_CULTURE_JUDGE_MODEL; see the README's judges), or judge_model=none to generate unscored",
+            )
+        if js.disabled:
+            return True, "judge_model=none: judged tasks run unscored"
+        check_not_self_judge(js, dict(settings or {}))
+        if js.is_local:
+            from lm_eval_persian_culture.judge.local import resolve_local_model
+
+            ref = resolve_local_model(js)
+            return True, f"in-process judge {js.model}: {ref.source} at {ref.revision[:19]}"
+    except JudgeConfigError as err:
+        return False, str(err).splitlines()[0]
+    if js.base_url is None and not os.environ.get(js.api_key_env):
+        return False, f"judge_model={js.model!r} talks to the OpenAI API, but ${js.api_key_env} is not set"
+    from lm_eval_persian_culture.judge.settings import redact_url
+
+    where = redact_url(js.base_url) if js.base_url else "the OpenAI API"
+    return True, f"judge {js.model} at {where}: configured (a run's pre-flight asks the server for it)"
+
+
 def prepare_judge(settings: Mapping | None) -> JudgeSettings:
     """For judge-scored tasks: a judge must be configured (or explicitly disabled)."""
     global _active

@@ -220,6 +220,22 @@ def batch_size() -> int:
     return size
 
 
+def embedding_requirement(settings: Mapping[str, Any] | None) -> tuple[bool, str]:
+    """(met, detail) for ``lm-eval-persian data``: the run's embedding model is a local folder, a cached hub
+    snapshot or on a reachable hub (``data.hub.locate_model``; nothing is loaded), or switched off."""
+    from lm_eval_persian_culture.data.hub import ModelNotFound, locate_model
+
+    name, source = embedding_model_source(settings)
+    if is_disabled(name):
+        return True, "embedding_model=none: the embedding metrics are left out"
+    try:
+        where = locate_model(name, f"embedding_model={name}")
+    except ModelNotFound as err:
+        return False, f"{err} (set by {source}); or embedding_model=none to leave the embedding metrics out"
+    shown = {"directory": "a local folder", "cache": "in the hub cache", "hub": "on the hub"}[where.source]
+    return True, f"embedding model {name} ({source}): {shown}"
+
+
 def prepare_embedding_model(settings: Mapping[str, Any] | None) -> str:
     """At task load: resolve, check and load the run's embedding model; returns its name."""
     global _active, _source
