@@ -564,12 +564,15 @@ def test_evaluated_model_is_found_as_the_judge_model_is(tmp_path, monkeypatch):
     check_evaluated_model(report, "hf", "pretrained=acme/cached")
     check_evaluated_model(report, "vllm", "pretrained=acme/cached,revision=" + "a" * 40)
     check_evaluated_model(report, "hf", "pretrained=acme/cached,tokenizer=acme/cached")
+    (tmp_path / "model.gguf").write_bytes(b"GGUF")  # a single-file checkpoint (vLLM, llama.cpp) is a local path too
+    check_evaluated_model(report, "vllm", f"pretrained={tmp_path}/model.gguf")
     assert report.problems == []
     assert report.checked == [
-        f"evaluated model pretrained={tmp_path}: local folder",
+        f"evaluated model pretrained={tmp_path}: local path",
         "evaluated model pretrained=acme/cached: in the hub cache",
         "evaluated model pretrained=acme/cached: in the hub cache",
         "evaluated model pretrained=acme/cached: in the hub cache",
+        f"evaluated model pretrained={tmp_path}/model.gguf: local path",
     ]
     for args, message in (
         ("pretrained=acme/cached,revision=v2", "--model_args pretrained=acme/cached: not a local folder"),

@@ -183,7 +183,7 @@ def locate_model(
     (repo id, revision) -> None or why not, may ask the hub whether the model is there.
     """
     path = Path(name).expanduser()
-    if path.is_dir():
+    if path.exists():  # a folder, or a single-file checkpoint (a .gguf for vLLM or llama.cpp)
         return ModelLocation("directory", str(path.resolve()))
     if looks_like_path(name) or not _HUB_ID.fullmatch(name):
         raise ModelNotFound(f"{setting}: no such folder ({path}), and not a hub id like org/name")

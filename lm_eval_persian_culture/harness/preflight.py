@@ -457,7 +457,7 @@ def check_evaluated_model(report: PreflightReport, model: Any, model_args: Any) 
         except ModelNotFound as err:
             report.add_problem("model", str(err))
             continue
-        shown = {"directory": "local folder", "cache": "in the hub cache", "hub": "on the hub"}[where.source]
+        shown = {"directory": "local path", "cache": "in the hub cache", "hub": "on the hub"}[where.source]
         report.checked.append(f"evaluated model {key}={name}: {shown}")
 
 
