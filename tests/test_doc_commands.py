@@ -59,7 +59,7 @@ INSTALL = re.compile(
 SERVED_MODELS = ("gpt-4", "gpt-4-0613", "gpt-4o", "gpt-4.1", "llama3.1:70b", "qwen2.5-7b", "Qwen/Qwen2.5-1.5B-Instruct",
                  "Qwen/Qwen2.5-7B-Instruct", "judge-model", "my-judge", "my-model")  # fmt: skip
 # The docs' placeholders for the reader's own data and model.
-PLACEHOLDERS = {"/data/persian-culture": "DATA", "/models/my-model": "MODEL"}
+PLACEHOLDERS = {"/data/persian-culture": "DATA", "/models/my-model": "MODEL", "/models/maux-gte-persian-v3": "EMBED"}
 
 
 def bash_blocks(page: Path) -> list[str]:

@@ -7,8 +7,15 @@ from lm_eval_persian_culture.tasks._benchmark import (
     ConditionChart,
     Dataset,
     ModelsChart,
+    Requirement,
     rows_summary,
 )
+
+
+def _judge_requirement(settings: dict) -> tuple[bool, str]:
+    from lm_eval_persian_culture.judge.filter import judge_requirement
+
+    return judge_requirement(settings)
 
 
 def _load_taarof(settings: dict) -> str:
@@ -72,6 +79,7 @@ BENCHMARK = Benchmark(
             "lm_eval_persian_culture.tasks.taarof.judge_check_command:main",
         ),
     ),
+    requirements=(Requirement("judge", ("taarof*",), _judge_requirement),),  # every task is judged
     datasets=(
         Dataset(
             "TaarofBench",

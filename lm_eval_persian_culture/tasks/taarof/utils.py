@@ -190,10 +190,10 @@ def _persian_rows(split: str, settings: dict, english: list[dict]) -> tuple[list
         raise DataSchemaError(f"{path}: {len(fa_rows)} rows, but the English release has {len(english)}")
     for i, (fa, en) in enumerate(zip(fa_rows, english)):
         if fa["row"] != i:
-            raise DataSchemaError(f"{path}: row {i}: field 'row' is {fa['row']}, expected {i}")
+            raise DataSchemaError(f"{path}: row {i + 1}: field 'row' is {fa['row']}, expected {i}")
         if fa["source_sha1"] != scenario_sha1(en):
             raise DataSchemaError(
-                f"{path}: row {i}: field 'source_sha1' does not match English scenario {i} "
+                f"{path}: row {i + 1}: field 'source_sha1' does not match English scenario {i} "
                 f"(the rendering was made for a different release)"
             )
     return fa_rows, f"{path} sha256:{sha256_file(path)}"
