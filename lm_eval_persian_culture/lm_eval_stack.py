@@ -9,7 +9,8 @@ lm-eval passes a filter its replies and docs only. The frames read here (lm-eval
 * ``lm_eval.api.filter`` (``FilterEnsemble.apply``) -- its local ``instances``, whose ``args[0]`` is the
   rendered prompt of each doc (:func:`lm_eval_context`);
 * ``apply_filters`` (``ConfigurableTask.apply_filters``) -- its ``self``, the running task: its
-  ``config.task`` (:func:`current_task_name`) and ``config.metadata`` (:func:`running_task_metadata`).
+  ``config.task`` (:func:`current_task_name`), ``config.metadata`` (:func:`running_task_metadata`) and
+  itself (:func:`running_task`: the jury adds its per-judge metrics to its aggregations).
 
 Every reader is best effort: where a later lm-eval changes its call stack, the frame is not found and
 the reader returns None, so the caller skips what needed it (a check not run, a name or an entry left
@@ -115,4 +116,20 @@ def running_task_metadata(start_depth: int = 1) -> dict | None:
         del frame
 
 
-__all__ = ["current_task_name", "lm_eval_context", "lm_eval_world_size", "running_task_metadata"]
+def running_task(start_depth: int = 1):
+    """The task whose filters are running (``Task.apply_filters``'s ``self``), or None.
+
+    The jury registers its per-judge metrics on it (their names depend on the jury, so no YAML can list
+    them); a later lm-eval that calls filters differently gets None and those metrics are left out."""
+    frame = sys._getframe(start_depth)
+    try:
+        while frame is not None:
+            if frame.f_code.co_name == "apply_filters" and "self" in frame.f_locals:
+                return frame.f_locals["self"]
+            frame = frame.f_back
+        return None
+    finally:
+        del frame
+
+
+__all__ = ["current_task_name", "lm_eval_context", "lm_eval_world_size", "running_task", "running_task_metadata"]

@@ -81,7 +81,7 @@ def test_a_malformed_file_is_invalid_naming_row_and_field(data_dir, tmp_path):
     (data_dir / "divan").symlink_to(divan)
     status = check(dataset("DivanBench"), {"data_dir": str(data_dir)})
     assert status.state == "invalid" and not status.ready
-    assert "binary.jsonl: row 3: field 'polarity' has value 'maybe'" in status.detail
+    assert "binary.jsonl: row 4: field 'polarity' has value 'maybe'" in status.detail
 
 
 def test_without_a_data_dir_offline_each_dataset_says_what_to_do(monkeypatch):
@@ -155,7 +155,8 @@ def test_probe_and_online_statuses(http_server, monkeypatch):
 
 def test_cli_table_for_the_suite(data_dir, tmp_path):
     partial = partial_data_dir(data_dir, tmp_path / "partial")
-    proc = cli("data", "--data_dir", str(partial), "--tasks", "persian_culture", env=OFFLINE)
+    no_judge = json.dumps({"judge_model": "none"})  # TaarofBench's replies unscored: its judge is not missing
+    proc = cli("data", "--data_dir", str(partial), "--tasks", "persian_culture", "--metadata", no_judge, env=OFFLINE)
     assert proc.returncode == 1, proc.stderr  # not everything asked about is ready
     out = proc.stdout
     assert "[ready] TaarofBench" in out and "[ready] DivanBench" in out and "[ready] PerCul" in out
@@ -167,14 +168,42 @@ def test_cli_table_for_the_suite(data_dir, tmp_path):
         f"persian_culture: {len(ready)} of {len(suite_members())} members ready ({', '.join(ready)}); "
         "cannot run: taraz_blend, cac"
     ) in out
-    full = cli("data", "--data_dir", str(data_dir), "--tasks", "taarof,cac_iran", env=OFFLINE)
+    full = cli("data", "--data_dir", str(data_dir), "--tasks", "taarof,cac_iran", "--metadata", no_judge, env=OFFLINE)
     assert full.returncode == 0 and "[ready] CAC" in full.stdout
+
+
+def test_data_advises_only_members_whose_judge_and_embedding_model_are_there(data_dir, tmp_path):
+    """Every data file there, offline, no embedding model: taraz_blend cannot run (its embedding model is
+    neither a folder nor in the hub cache), so the advised --tasks list leaves it out (was: advised, then the
+    run refused it); no judge: TaarofBench cannot run either."""
+    proc = cli("data", "--data_dir", str(data_dir), "--tasks", "persian_culture", env={
+        **OFFLINE, "HF_HOME": str(tmp_path / "empty-hf-home")})  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    out = proc.stdout
+    assert "[ready] TARAZ: BLEnD Iran" in out  # the data is there ...
+    assert (
+        "[missing] embedding model (taraz*)\n    status:  embedding_model=xmanii/maux-gte-persian-v3: not a "
+        "local folder, not in the Hugging Face cache" in out
+    )  # ... the model is not
+    assert "[missing] judge (taarof*)\n    status:  no judge configured: set judge_model" in out
+    runnable = [m for m in suite_members() if m not in ("taarof", "taraz_blend")]
+    assert f"; cannot run: taarof, taraz_blend\n  run the ready ones alone with --tasks {','.join(runnable)}, " in out
+    # a judge and an embedding model that are there: every member can run
+    meta = json.dumps({"judge_model": "none", "embedding_model": str(tmp_path)})
+    proc = cli("data", "--data_dir", str(data_dir), "--tasks", "persian_culture", "--metadata", meta, env=OFFLINE)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert f"persian_culture: {len(suite_members())} of {len(suite_members())} members ready" in proc.stdout
+    assert (
+        f"[ready] embedding model (taraz*)\n    status:  embedding model {tmp_path} (metadata embedding_model): "
+        "a local folder" in proc.stdout
+    )
 
 
 def test_cli_data_errors_are_one_line_exit_2(tmp_path):
     proc = cli("data", "--data_dir", str(tmp_path / "nope"), env=OFFLINE)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip().splitlines()[-1] == f"data_dir {tmp_path / 'nope'}: no such folder"
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"data_dir {tmp_path / 'nope'}: no such folder (set by data_dir (--metadata)); it must hold")
     proc = cli("data", "--tasks", "hellaswag", env=OFFLINE)
     assert proc.returncode == 2 and "hellaswag read no dataset the pack knows" in proc.stderr
 
@@ -187,7 +216,7 @@ def test_suite_preflight_names_the_members_that_cannot_run_before_any_model(data
         "--model",
         "hf",
         "--model_args",
-        "pretrained=/nonexistent/model",
+        f"pretrained={tmp_path}",  # a folder, no model: the pre-flight stops the run first
         "--tasks",
         "persian_culture",
         "--metadata",
@@ -201,7 +230,9 @@ def test_suite_preflight_names_the_members_that_cannot_run_before_any_model(data
     assert lines[start + 1] == (
         f"  1. suite [persian_culture]: 2 of {len(suite_members())} members cannot run: taraz_blend (data: problem "
         f"2), cac (data: problem 3); ready: {', '.join(ready)}. `lm-eval-persian data` shows where each "
-        f"benchmark's data comes from and what it needs; or run the ready members alone: --tasks {','.join(ready)}."
+        f"benchmark's data comes from and what it needs; or run the ready members alone: --tasks {','.join(ready)}, "
+        """or add --metadata '{"suite_skip_unavailable": true}' to run them and record the skipped ones in the """
+        "results."
     )
     assert lines[start + 2].startswith(f"  2. data [taraz_blend]: {partial}/taraz/blend_iran/Iran_data.json: not found")
     assert lines[start + 3].startswith("  3. data [cac_america, ")
@@ -233,3 +264,47 @@ def test_every_pack_task_reads_a_dataset_the_data_command_knows():
     )
     orphans = [t for t in pack_task_names() if t != SUITE and not datasets_for([t])]
     assert orphans == []
+
+
+CAC_TASKS = ["cac_america", "cac_india", "cac_china", "cac_japan", "cac_korea", "cac_netherlands", "cac_mexico",
+             "cac_nigeria"]  # fmt: skip  # tasks/cac/cac.yaml's members
+
+
+def test_suite_skip_unavailable_runs_the_members_that_can_run_and_records_the_others(data_dir, tmp_path):
+    """Opt-in (--metadata suite_skip_unavailable): the suite with TARAZ's and CAC's data left out runs the other
+    members, and results["suite_skipped"] says which members were left out, their tasks, and why. Default unchanged."""
+    import lm_eval
+
+    import lm_eval_persian_culture as pack
+    from lm_eval_persian_culture.harness.preflight import PreflightError
+    from lm_eval_persian_culture.testing.scripted_lm import ScriptedLM
+
+    partial = partial_data_dir(data_dir, tmp_path / "partial")
+
+    def run(tasks=("persian_culture",), **more):
+        metadata = {"data_dir": str(partial), "judge_model": "none", **more}
+        return lm_eval.simple_evaluate(
+            model=ScriptedLM(lambda doc, prompt: "1"), tasks=list(tasks), limit=1, bootstrap_iters=0,
+            task_manager=pack.task_manager(include_defaults=False, metadata=metadata),
+        )  # fmt: skip
+
+    with pytest.raises(PreflightError):  # by default a suite with a member that cannot run runs nothing
+        run()
+    results = run(suite_skip_unavailable=True)
+    record = results["suite_skipped"]["persian_culture"]
+    assert record["ran"] == ready_members()
+    assert list(record["skipped"]) == ["taraz_blend", "cac"]
+    blend, cac = record["skipped"]["taraz_blend"], record["skipped"]["cac"]
+    assert blend["tasks"] == ["taraz_blend"] and cac["tasks"] == CAC_TASKS
+    [why] = blend["reasons"]
+    assert why.startswith(
+        f"data: {partial}/taraz/blend_iran/Iran_data.json: not found. The data dir {partial} must hold"
+    )
+    [why] = cac["reasons"]
+    assert why.startswith(f"data: {partial}/cac/conversations.jsonl: not found.")
+    ran = set(results["results"])
+    assert {"taarof_expected", "taarof_non_taarof", "percul"} <= ran
+    assert not [t for t in ran if t.startswith(("taraz", "cac"))]
+    # a problem that is no member's (a misspelt task beside the suite) still stops the run, setting or not
+    with pytest.raises(PreflightError, match="task 'taarof_expcted' not found"):
+        run(["persian_culture", "taarof_expcted"], suite_skip_unavailable=True)

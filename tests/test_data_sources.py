@@ -61,7 +61,7 @@ def test_empty_field_names_file_row_and_field(shared_data, tmp_path):
     _rewrite_row(path, 17, Annotations="   ")
     with pytest.raises(DataSchemaError) as e:
         load_rows(taarof.SOURCES["expected"], {"data_dir": str(tmp_path)})
-    assert str(e.value) == f"{path}: row 17: field 'Annotations' is empty"
+    assert str(e.value) == f"{path}: row 18: field 'Annotations' is empty"
 
 
 def test_missing_field_names_the_columns(shared_data, tmp_path):
@@ -71,17 +71,17 @@ def test_missing_field_names_the_columns(shared_data, tmp_path):
         load_rows(taarof.SOURCES["expected"], {"data_dir": str(tmp_path)})
     _rewrite_row(path, 0, Utterance="hi")
     _rewrite_row(path, 5, Utterance=KeyError)
-    with pytest.raises(DataSchemaError, match=r"row 5: field 'Utterance' is missing"):
+    with pytest.raises(DataSchemaError, match=r"row 6: field 'Utterance' is missing"):
         load_rows(taarof.SOURCES["expected"], {"data_dir": str(tmp_path)})
 
 
 def test_unexpected_value_is_reported(shared_data, tmp_path):
     path = _copy_taarof(shared_data, tmp_path) / "non-taarof.jsonl"
     _rewrite_row(path, 3, Setting="Party")
-    with pytest.raises(DataSchemaError, match=r"row 3: field 'Setting' has value 'Party', expected one of"):
+    with pytest.raises(DataSchemaError, match=r"row 4: field 'Setting' has value 'Party', expected one of"):
         load_rows(taarof.SOURCES["non_taarof"], {"data_dir": str(tmp_path)})
     _rewrite_row(path, 3, Setting="Casual", Topic="Gift,Dancing")
-    with pytest.raises(DataSchemaError, match=r"row 3: field 'Topic' names unknown topic\(s\) \['Dancing'\]"):
+    with pytest.raises(DataSchemaError, match=r"row 4: field 'Topic' names unknown topic\(s\) \['Dancing'\]"):
         load_rows(taarof.SOURCES["non_taarof"], {"data_dir": str(tmp_path)})
 
 
@@ -91,7 +91,7 @@ def test_broken_json_line_is_reported_with_line_number(shared_data, tmp_path):
     lines[9] = lines[9][:-5]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(
-        DataSchemaError, match=r"non-taarof\.jsonl: row 9 \(line 10\): field 'Annotations': not valid JSON"
+        DataSchemaError, match=r"non-taarof\.jsonl: row 10 \(line 10\): field 'Annotations': not valid JSON"
     ):
         load_rows(taarof.SOURCES["non_taarof"], {"data_dir": str(tmp_path)})
 
@@ -100,7 +100,7 @@ def test_wrong_type_and_csv_source(tmp_path):
     (tmp_path / "bench").mkdir()
     (tmp_path / "bench" / "items.csv").write_text("id,answer\n1,2\n2,x\n", encoding="utf-8")
     source = SourceFile("bench", "items.csv", Schema((Column("id", kind=int), Column("answer", kind=int))))
-    with pytest.raises(DataSchemaError, match=r"items\.csv: row 1: field 'answer' expected int, got str 'x'"):
+    with pytest.raises(DataSchemaError, match=r"items\.csv: row 2: field 'answer' expected int, got str 'x'"):
         load_rows(source, {"data_dir": str(tmp_path)})
 
 
@@ -118,11 +118,11 @@ def test_bad_json_inside_a_file_is_not_called_truncated(tmp_path):
 
     path = tmp_path / "items.jsonl"
     path.write_text('{"id": 1, "q": "a"}\n{"id": 2, "q": "b",, "x": 1}\n{"id": 3, "q": "c"}\n', encoding="utf-8")
-    with pytest.raises(DataSchemaError, match=r"items\.jsonl: row 1 \(line 2\): field 'q': not valid JSON: "):
+    with pytest.raises(DataSchemaError, match=r"items\.jsonl: row 2 \(line 2\): field 'q': not valid JSON: "):
         read_local(path)
     path = tmp_path / "items.json"  # JSON lines under a .json name: the JSON-lines error is the one shown
     path.write_text('{"id": 1, "q": "a"}\n{"id": 2, "q": "b', encoding="utf-8")
-    with pytest.raises(DataSchemaError, match=r"items\.json: row 1 \(line 2\): field 'q': the record is cut off"):
+    with pytest.raises(DataSchemaError, match=r"items\.json: row 2 \(line 2\): field 'q': the record is cut off"):
         read_local(path)
 
 
@@ -132,7 +132,7 @@ def test_a_json_list_of_records_names_row_and_field_of_a_bad_byte(tmp_path):
     path = tmp_path / "items.json"
     text = json.dumps([{"id": 1, "q": "a"}, {"id": 2, "q": "@"}], ensure_ascii=False, indent=2)
     path.write_bytes(text.encode("utf-8").replace(b"@", "ب".encode("cp1256")))
-    with pytest.raises(DataSchemaError, match=r"items\.json: row 1 \(line 8\): field 'q': not valid UTF-8 \(byte 0xc8"):
+    with pytest.raises(DataSchemaError, match=r"items\.json: row 2 \(line 8\): field 'q': not valid UTF-8 \(byte 0xc8"):
         read_local(path)
 
 
@@ -163,7 +163,7 @@ def test_schema_error_happens_before_generation(shared_data, tmp_path, tiny_mode
     tm = pack.task_manager(include_defaults=False, metadata={"data_dir": str(tmp_path), "judge_model": "none"})
     from lm_eval_persian_culture.harness.preflight import PreflightError
 
-    with pytest.raises((DataSchemaError, PreflightError), match=r"row 2: field 'Context' is empty"):
+    with pytest.raises((DataSchemaError, PreflightError), match=r"row 3: field 'Context' is empty"):
         lm_eval.simple_evaluate(
             model="hf", model_args=f"pretrained={tiny_model},dtype=float32", device="cpu",
             tasks=["taarof_non_taarof"], task_manager=tm, limit=2,

@@ -150,6 +150,53 @@ def test_not_indexed_by_the_pack_when_lm_eval_discovers_the_entry_point(indexed_
     assert indexed_paths == [[Path(lm_eval.tasks.__file__).resolve().parent]] * 2
 
 
+@pytest.fixture()
+def fresh_detection():
+    harness.discovery.lm_eval_discovers_entry_points.cache_clear()
+    yield harness.discovery.lm_eval_discovers_entry_points
+    harness.discovery.lm_eval_discovers_entry_points.cache_clear()
+
+
+@pytest.mark.lmeval05  # also run under lm-eval 0.5 (.ci/run)
+def test_lm_evals_own_task_discovery_is_detected_by_feature_not_by_source_text(fresh_detection, monkeypatch):
+    """lm-eval 0.4.14 may index installed task packages itself: by PR #4015's function, or by a task group among
+    the plugin groups its registry declares (as #4013/#4014 did for models and metrics). Either is found from
+    what lm-eval HAS; the text of manager.py (which the old check read) plays no part."""
+    import lm_eval.api.registry as registry
+    from lm_eval.tasks import manager
+
+    discovers = fresh_detection
+    assert not discovers()  # neither lm-eval 0.4.13 nor 0.5.0.dev1 discovers task packages
+    monkeypatch.setattr(manager, "discover_plugin_task_paths", lambda: [pack.tasks_dir()], raising=False)
+    discovers.cache_clear()
+    assert discovers()  # it lists the folder our entry point names: lm-eval indexes the pack itself
+    monkeypatch.setattr(manager, "discover_plugin_task_paths", lambda: ["/elsewhere/tasks"])
+    discovers.cache_clear()
+    assert not discovers()  # a discovery that does not find the pack: the pack adds its folder
+    monkeypatch.delattr(manager, "discover_plugin_task_paths")
+    monkeypatch.setattr(registry, "PLUGIN_GROUPS", {"model": "lm_eval.models", "task": "lm_eval.tasks"}, raising=False)
+    discovers.cache_clear()
+    assert discovers()
+    monkeypatch.setattr(registry, "PLUGIN_GROUPS", {"model": "lm_eval.models", "filter": "lm_eval.filters"})
+    discovers.cache_clear()
+    assert not discovers()  # models and filters only (lm-eval main today): tasks are still ours to index
+
+
+def test_a_discovering_lm_eval_never_gets_the_pack_indexed_twice(indexed_paths, fresh_detection, monkeypatch):
+    import lm_eval.tasks
+    from lm_eval.tasks import TaskManager, manager
+
+    monkeypatch.setattr(manager, "discover_plugin_task_paths", lambda: [pack.tasks_dir()], raising=False)
+    fresh_detection.cache_clear()
+    TaskManager()
+    TaskManager(include_path=pack.tasks_dir())
+    pack.task_manager(include_defaults=False)
+    builtin = Path(lm_eval.tasks.__file__).resolve().parent
+    # the pack's folder is left to lm-eval's own discovery: the pack adds it to no include path
+    assert indexed_paths == [[builtin], [builtin], []]
+    assert not harness.discovery.only_pack_tasks(["taarof_expected"])  # lm-eval's own index decides then
+
+
 def test_a_run_of_pack_tasks_only_skips_lm_evals_builtin_index(indexed_paths, tmp_path):
     from lm_eval.tasks import TaskManager
 

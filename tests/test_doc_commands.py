@@ -47,6 +47,8 @@ NOT_RUN_HERE = [
 ]  # fmt: skip
 # Commands whose documented exit status is not 0 here: (pattern, status, why)
 EXPECTED_STATUS = [
+    (r"judge-check .*--threshold 0\.85", 1, "the CI gate at work: the local server's judge answers Yes to every "
+     "item, which agrees with about half of the labels, below 0.85 (docs/judge-check.md)"),
     (r"^lm-eval-persian data(\s+#.*)?$", 1, "every dataset: TARAZ's ISN-SAQ has no public release, never ready "
      "unless you bring a copy, and `data` exits 1 when anything it checked is not ready (docs/data.md)"),
 ]  # fmt: skip
@@ -57,7 +59,7 @@ INSTALL = re.compile(
 SERVED_MODELS = ("gpt-4", "gpt-4-0613", "gpt-4o", "gpt-4.1", "llama3.1:70b", "qwen2.5-7b", "Qwen/Qwen2.5-1.5B-Instruct",
                  "Qwen/Qwen2.5-7B-Instruct", "judge-model", "my-judge", "my-model")  # fmt: skip
 # The docs' placeholders for the reader's own data and model.
-PLACEHOLDERS = {"/data/persian-culture": "DATA", "/models/my-model": "MODEL"}
+PLACEHOLDERS = {"/data/persian-culture": "DATA", "/models/my-model": "MODEL", "/models/maux-gte-persian-v3": "EMBED"}
 
 
 def bash_blocks(page: Path) -> list[str]:

@@ -24,6 +24,8 @@ pytestmark = pytest.mark.lmeval05
 
 BIN = Path(sys.executable).parent
 NO_MODEL = "/nonexistent/model-that-would-be-a-15GB-download"
+# A folder (so the pre-flight's model check passes) no model loads from: the checks below stop the run first.
+NOT_A_MODEL = Path(__file__).resolve().parent
 
 
 def env(**extra: str) -> dict[str, str]:
@@ -105,6 +107,50 @@ def test_simple_evaluate_passes_builtin_only_calls_through_untouched(monkeypatch
     assert calls == [dict(model="hf", model_args=None, tasks=["arc_easy", "nonexistent"], task_manager=None, limit=0)]
 
 
+# --------------------------------------------------------------------------- lm-eval's plugins (0.4.14)
+def test_plugins_flag_and_variable_pass_through_the_packs_cli_untouched(monkeypatch):
+    """lm-eval's main branch has `--plugins` and LM_EVAL_PLUGINS (PR #4013): the wrapper hands both to lm-eval as
+    given (the flag in argv, in place; the variable in the environment), and simple_evaluate(plugins=...) reaches
+    lm-eval's own function unchanged."""
+    import lm_eval.__main__
+
+    from lm_eval_persian_culture.harness import cli
+
+    seen = []
+    monkeypatch.setattr(lm_eval.__main__, "cli_evaluate", lambda: seen.append((list(sys.argv), dict(os.environ))))
+    monkeypatch.setenv("LM_EVAL_PLUGINS", "my_models,my_filters")
+    args = ["run", "--plugins", "my_models", "--model", "hf", "--tasks", "taarof_expected", "--plugins=other"]
+    cli.main(list(args))
+    [(argv, environ)] = seen
+    assert argv == ["lm-eval-persian", *args]
+    assert environ["LM_EVAL_PLUGINS"] == "my_models,my_filters"
+
+    calls = []
+
+    def simple_evaluate(model=None, model_args=None, tasks=None, task_manager=None, plugins=None):
+        calls.append(plugins)
+        return {"results": {}}
+
+    wrapped = patches._wrap_simple_evaluate(simple_evaluate)
+    monkeypatch.setattr(preflight, "run_preflight", lambda *a, **k: [])
+    wrapped(model="hf", tasks=["taarof_expected"], plugins=["my_models"])
+    wrapped(model="hf", tasks=["arc_easy"], plugins="my_filters")
+    assert calls == [["my_models"], "my_filters"]
+
+
+def test_an_lm_eval_without_plugins_refuses_the_flag_itself_as_without_the_pack(tmp_path):
+    """lm-eval 0.4.13 and 0.5.0.dev1 have no --plugins: the pack neither eats nor rewrites it, so lm-eval's own
+    parser refuses it, exactly as plain lm_eval with the pack switched off does."""
+    args = ["run", "--plugins", "my_models", "--model", "hf", "--tasks", "taarof_expected"]
+    pack_run = subprocess.run([str(BIN / "lm-eval-persian"), *args], cwd=tmp_path, env=env(), text=True,
+                              capture_output=True, timeout=600)  # fmt: skip
+    alone = subprocess.run([str(BIN / "lm_eval"), *args], cwd=tmp_path, text=True, capture_output=True, timeout=600,
+                           env=env(PERSIAN_CULTURE_DISABLE_AUTOLOAD="1"))  # fmt: skip
+    assert alone.returncode == pack_run.returncode == 2
+    assert last_line(pack_run.stderr) == last_line(alone.stderr).replace("lm_eval", "lm-eval-persian", 1)
+    assert "--plugins my_models" in last_line(alone.stderr)
+
+
 # --------------------------------------------------------------------------- switching off
 @pytest.fixture()
 def fresh_switches(monkeypatch):
@@ -160,7 +206,7 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_limit_zero_is_one_message_before_the_model_loads(shared_data):
-    proc = cli("run", "--model", "hf", "--model_args", f"pretrained={NO_MODEL}", "--tasks", "taarof_non_taarof",
+    proc = cli("run", "--model", "hf", "--model_args", f"pretrained={NOT_A_MODEL}", "--tasks", "taarof_non_taarof",
                "--limit", "0",
                "--metadata", json.dumps({"data_dir": str(shared_data), "judge_model": "none"}))  # fmt: skip
     assert proc.returncode == 2, proc.stderr[-3000:]
@@ -186,7 +232,7 @@ def test_a_group_beside_its_member_is_found_before_the_model_loads(shared_data):
     """lm-eval 0.4.13 refuses it only after loading the model; 0.5 accepts it and runs each task once."""
     from lm_eval.tasks import TaskManager
 
-    proc = cli("run", "--model", "hf", "--model_args", f"pretrained={NO_MODEL}", "--tasks", "taarof,taarof_expected",
+    proc = cli("run", "--model", "hf", "--model_args", f"pretrained={NOT_A_MODEL}", "--tasks", "taarof,taarof_expected",
                "--metadata", json.dumps({"data_dir": str(shared_data), "judge_model": "none"}))  # fmt: skip
     if not hasattr(TaskManager, "_check_duplicates"):
         assert "is named twice" not in proc.stderr  # lm-eval 0.5: nothing to refuse (the model load fails here)

@@ -179,7 +179,7 @@ def test_data_schema_error_names_file_row_and_field(shared_data, tmp_path):
     )
     assert proc.returncode == 2
     assert first_line(proc, "  1.") == (
-        f"  1. data [taarof_non_taarof]: {tmp_path}/taarof/non-taarof.jsonl: row 2: field 'Setting' has value "
+        f"  1. data [taarof_non_taarof]: {tmp_path}/taarof/non-taarof.jsonl: row 3: field 'Setting' has value "
         "'Party', expected one of ['Casual', 'Formal', 'Social']"
     )
 
@@ -237,11 +237,20 @@ def test_debug_shows_the_traceback(tmp_path):
 
 
 # --------------------------------------------------------------------------- before the model loads
+def unloadable_model(tmp_path: Path) -> Path:
+    """A folder the pre-flight accepts as a model (it is there) that transformers would fail to load."""
+    folder = tmp_path / "unloadable-model"
+    folder.mkdir(exist_ok=True)
+    (folder / "config.json").write_text("not a config")
+    return folder
+
+
 def test_preflight_runs_before_the_model_loads_cli(shared_data, tmp_path):
-    """The judge is missing and the model path cannot load: the pre-flight stops the run first."""
+    """The judge is missing and the model cannot load: the pre-flight stops the run first."""
     out = tmp_path / "OUT"
+    model = unloadable_model(tmp_path)
     proc = cli(
-        "run", "--model", "hf", "--model_args", f"pretrained={NO_MODEL}", "--tasks", "taarof_expected",
+        "run", "--model", "hf", "--model_args", f"pretrained={model}", "--tasks", "taarof_expected",
         "--limit", "2", "--output_path", str(out), "--metadata", meta(data_dir=str(shared_data)),
     )  # fmt: skip
     assert proc.returncode == 2, proc.stderr[-3000:]
@@ -250,7 +259,7 @@ def test_preflight_runs_before_the_model_loads_cli(shared_data, tmp_path):
     start = lines.index("pre-flight: 1 problem found before loading the model (nothing was generated):")
     assert lines[start + 1].startswith("  1. judge [taarof_expected]: This task is scored by an LLM judge")
     assert lines[-1].strip().startswith("To only generate (no scores)")  # the message is the last thing printed
-    assert NO_MODEL not in proc.stderr  # never tried to load it
+    assert "unloadable-model" not in proc.stderr  # never tried to load it
     assert not out.exists()
 
 
@@ -288,16 +297,21 @@ def test_preflight_runs_before_the_model_loads_python_api(shared_data, installed
             task_manager=pack.task_manager(include_defaults=False, metadata={"data_dir": str(shared_data)}),
         )  # fmt: skip
     kinds = [(p.kind, p.tasks) for p in caught.value.problems]
-    assert kinds == [("task", []), ("judge", ["taarof_expected"])]
+    assert kinds == [("task", []), ("judge", ["taarof_expected"]), ("model", [])]  # the model is checked, not loaded
+    assert (
+        caught.value.problems[2].message == f"--model_args pretrained={NO_MODEL}: no such folder ({NO_MODEL}), "
+        "and not a hub id like org/name"
+    )
     assert caught.value.problems[0].message == "task 'taarof_expcted' not found (did you mean taarof_expected?)"
 
 
-def test_plain_lm_eval_runs_the_preflight_when_the_hook_is_installed(shared_data):
+def test_plain_lm_eval_runs_the_preflight_when_the_hook_is_installed(shared_data, tmp_path):
     probe = cli("validate", "--tasks", "taarof_expected", exe="lm_eval")
     if "Tasks not found" in probe.stdout + probe.stderr:
         pytest.skip("the startup hook that makes plain lm_eval find the pack is not installed")
+    model = unloadable_model(tmp_path)
     proc = cli(
-        "run", "--model", "hf", "--model_args", f"pretrained={NO_MODEL}", "--tasks", "taarof_expected",
+        "run", "--model", "hf", "--model_args", f"pretrained={model}", "--tasks", "taarof_expected",
         "--metadata", meta(data_dir=str(shared_data)), exe="lm_eval",
     )  # fmt: skip
     assert proc.returncode == 2, proc.stderr[-3000:]
@@ -305,7 +319,7 @@ def test_plain_lm_eval_runs_the_preflight_when_the_hook_is_installed(shared_data
     lines = message_lines(proc)
     assert "pre-flight: 1 problem found before loading the model (nothing was generated):" in lines
     assert lines[-1].strip().startswith("To only generate (no scores)")  # last line printed
-    assert NO_MODEL not in proc.stderr
+    assert "unloadable-model" not in proc.stderr
 
 
 # --------------------------------------------------------------------------- report inputs
@@ -462,3 +476,169 @@ def test_install_is_cheap_enough_for_a_startup_hook():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["[]", "True"]
+
+
+# --------------------------------------------------------------------------- offline: no retries, the model checked
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on: connecting is refused at once
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _unreachable_hub(tmp_path) -> dict:
+    """The hub unreachable (HF_ENDPOINT on a closed local port), no offline switch set, an empty hub cache."""
+    return {
+        "HF_ENDPOINT": f"http://127.0.0.1:{_closed_port()}", "HF_HOME": str(tmp_path / "hf-home"),
+        "HF_HUB_CACHE": None, "HF_HUB_OFFLINE": None, "HF_DATASETS_OFFLINE": None, "TRANSFORMERS_OFFLINE": None,
+    }  # fmt: skip
+
+
+def test_offline_run_with_unreachable_model_and_judge_stops_at_preflight_without_retries(shared_data, tmp_path):
+    """Was: ~25 s of hub retries, then a ~90-line transformers traceback from the evaluated model."""
+    env = _unreachable_hub(tmp_path)
+    proc = cli(
+        "run", "--model", "hf", "--model_args", "pretrained=acme/no-such-model-here", "--tasks", "taarof_expected",
+        "--limit", "2", "--output_path", str(tmp_path / "OUT"),
+        "--metadata", meta(data_dir=str(shared_data), judge_model="hf:acme/no-such-judge"), env=env,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert_no_traceback(proc)
+    assert "Retrying" not in proc.stderr and "retry" not in proc.stderr.lower()
+    port = env["HF_ENDPOINT"].rsplit(":", 1)[1]
+    said = f"pre-flight: the Hugging Face hub cannot be reached (127.0.0.1:{port}: "
+    [network] = [line for line in proc.stderr.splitlines() if line.startswith(said)]  # said once
+    assert "this run is offline (HF_HUB_OFFLINE=1 and HF_DATASETS_OFFLINE=1 set for it, so nothing retries)" in network
+    lines = message_lines(proc)
+    start = lines.index("pre-flight: 2 problems found before loading the model (nothing was generated):")
+    judge, model = lines[start + 1 :]
+    assert judge.startswith(
+        "  1. judge [taarof_expected]: judge_model=hf:acme/no-such-judge: not a local folder, not in the Hugging Face "
+        f"cache ({tmp_path}/hf-home/hub), and the hub cannot be reached (127.0.0.1:{port}: "
+    )
+    assert model.startswith(
+        "  2. model: --model_args pretrained=acme/no-such-model-here: not a local folder, not in the Hugging Face "
+        f"cache ({tmp_path}/hf-home/hub), and the hub cannot be reached (127.0.0.1:{port}: "
+    )
+    assert model.endswith(
+        "Download it where there is a network (`huggingface-cli download acme/no-such-model-here`) or give a "
+        "local folder"
+    )
+    assert not (tmp_path / "OUT").exists()
+
+
+def test_offline_hub_dataset_fails_once_without_datasets_retrying(tmp_path, tiny_model):
+    """DivanBench read from the hub with the hub unreachable: was five retries (~25 s) by `datasets`."""
+    proc = cli(
+        "validate", "--tasks", "divan_binary", "--model_args", f"pretrained={tiny_model}",
+        "--metadata", meta(divan_llm_extractor=False), env=_unreachable_hub(tmp_path),
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    assert_no_traceback(proc)
+    assert "Retrying" not in proc.stderr
+    lines = message_lines(proc)
+    assert lines[0].startswith("pre-flight: the Hugging Face hub cannot be reached (127.0.0.1:")
+    assert lines[1] == "pre-flight: 1 problem found before loading the model (nothing was generated):"
+    assert lines[2].startswith("  1. data [divan_binary]: DivanBench binary items: could not read hf:divanbench/")
+
+
+def test_evaluated_model_is_found_as_the_judge_model_is(tmp_path, monkeypatch):
+    """A folder, a cached snapshot (any revision the cache holds), or the hub when reachable; else one line."""
+    from huggingface_hub import constants
+
+    from lm_eval_persian_culture.data import hub
+    from lm_eval_persian_culture.harness.preflight import PreflightReport, check_evaluated_model
+
+    cache = tmp_path / "hub"
+    snapshot = cache / "models--acme--cached" / "snapshots" / ("a" * 40)
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text("{}")
+    (cache / "models--acme--cached" / "refs").mkdir()
+    (cache / "models--acme--cached" / "refs" / "main").write_text("a" * 40)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    offline = hub.HubState(False, "HF_HUB_OFFLINE set", by_user=True)
+    monkeypatch.setattr(hub, "hub_state", lambda probe_fn=None: offline)
+    report = PreflightReport()
+    check_evaluated_model(report, "hf", f"pretrained={tmp_path}")
+    check_evaluated_model(report, "hf", "pretrained=acme/cached")
+    check_evaluated_model(report, "vllm", "pretrained=acme/cached,revision=" + "a" * 40)
+    check_evaluated_model(report, "hf", "pretrained=acme/cached,tokenizer=acme/cached")
+    (tmp_path / "model.gguf").write_bytes(b"GGUF")  # a single-file checkpoint (vLLM, llama.cpp) is a local path too
+    check_evaluated_model(report, "vllm", f"pretrained={tmp_path}/model.gguf")
+    assert report.problems == []
+    assert report.checked == [
+        f"evaluated model pretrained={tmp_path}: local path",
+        "evaluated model pretrained=acme/cached: in the hub cache",
+        "evaluated model pretrained=acme/cached: in the hub cache",
+        "evaluated model pretrained=acme/cached: in the hub cache",
+        f"evaluated model pretrained={tmp_path}/model.gguf: local path",
+    ]
+    for args, message in (
+        ("pretrained=acme/cached,revision=v2", "--model_args pretrained=acme/cached: not a local folder"),
+        ("pretrained=acme/absent,tokenizer=acme/cached", "--model_args pretrained=acme/absent: not a local folder"),
+        ("pretrained=acme/cached,tokenizer=acme/tok", "--model_args tokenizer=acme/tok: not a local folder"),
+        (f"pretrained={tmp_path}/nowhere", f"--model_args pretrained={tmp_path}/nowhere: no such folder"),
+    ):
+        report = PreflightReport()
+        check_evaluated_model(report, "hf", args)
+        [problem] = report.problems
+        assert (problem.kind, problem.message.split(" (")[0].split(",")[0]) == ("model", message), problem.message
+    # reachable hub: asked once whether it has the model
+    monkeypatch.setattr(hub, "hub_state", lambda probe_fn=None: hub.HubState(True, "reachable"))
+    asked = []
+    monkeypatch.setattr(hub, "hub_model_problem", lambda repo, rev: asked.append(repo) or "is not on the hub")
+    report = PreflightReport()
+    check_evaluated_model(report, "hf", "pretrained=acme/typo")
+    assert [p.message for p in report.problems] == ["--model_args pretrained=acme/typo: acme/typo is not on the hub"]
+    assert asked == ["acme/typo"]
+
+
+def test_hub_state_is_found_once_and_offline_switches_are_undone(monkeypatch):
+    from lm_eval_persian_culture.data import hub
+
+    monkeypatch.setattr(hub, "_state", {})
+    for var in hub.OFFLINE_ENV:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{_closed_port()}")
+    probes = []
+
+    def probe(url):
+        probes.append(url)
+        return hub.probe(url, timeout=1.0)
+
+    first = hub.hub_state(probe)
+    assert not first.reachable and not first.by_user and "ConnectionRefusedError" in first.why
+    assert hub.hub_state(probe) is first and len(probes) == 1  # once per process
+    import datasets.config
+    from huggingface_hub import constants
+
+    undo = hub.go_offline()
+    assert os.environ["HF_HUB_OFFLINE"] == os.environ["HF_DATASETS_OFFLINE"] == "1"
+    assert constants.HF_HUB_OFFLINE and datasets.config.HF_HUB_OFFLINE
+    assert hub.hub_state(probe) is first  # still the probed reason, not "HF_HUB_OFFLINE set"
+    undo()
+    assert "HF_HUB_OFFLINE" not in os.environ and not constants.HF_HUB_OFFLINE and not datasets.config.HF_HUB_OFFLINE
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    assert hub.hub_state(probe) == hub.HubState(False, "HF_DATASETS_OFFLINE set", by_user=True)
+    assert len(probes) == 1  # a switch the user set is believed, nothing probed
+
+
+def test_a_mistyped_data_dir_is_one_no_such_folder_line(tmp_path):
+    """Was: one "<file>: not found" line per file of every benchmark named."""
+    wrong = tmp_path / "dtaa"
+    proc = cli("validate", "--tasks", "taarof,divan_binary,percul_en", "--metadata", meta(data_dir=str(wrong)))
+    assert proc.returncode == 2
+    assert_no_traceback(proc)
+    lines = message_lines(proc)
+    data = [line for line in lines if " data [" in line]
+    assert data == [
+        f"  2. data [taarof_expected, taarof_non_taarof, divan_binary, percul_en]: data_dir {wrong}: no such folder "
+        "(set by data_dir (--metadata)); it must hold <benchmark>/<file> (`lm-eval-persian data` shows each "
+        "benchmark's layout)"
+    ]
+    assert not any("not found" in line for line in lines)
+    proc = cli("validate", "--tasks", "divan_binary", env={"PERSIAN_CULTURE_DATA_DIR": str(wrong)})
+    assert f"  1. data [divan_binary]: data_dir {wrong}: no such folder (set by $PERSIAN_CULTURE_DATA_DIR)" in (
+        proc.stderr
+    )

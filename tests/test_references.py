@@ -60,7 +60,7 @@ def test_reference_file_names_pack_tasks_and_metrics(benchmark, path):
         ({"benchmark": "x", "paper": "p", "rows": []}, "'rows' must be a non-empty list"),
         (
             {"benchmark": "x", "paper": "p", "rows": [{"model": "m", "task": "t", "metric": "a", "source": "T1"}]},
-            "row 0: field 'value' is missing",
+            "row 1: field 'value' is missing",
         ),
         (
             {
@@ -68,7 +68,7 @@ def test_reference_file_names_pack_tasks_and_metrics(benchmark, path):
                 "paper": "p",
                 "rows": [{"model": "m", "task": "t", "metric": "a", "value": "0.5", "source": "T1"}],
             },
-            "row 0: field 'value' has the wrong type",
+            "row 1: field 'value' has the wrong type",
         ),
         (
             {
@@ -76,7 +76,7 @@ def test_reference_file_names_pack_tasks_and_metrics(benchmark, path):
                 "paper": "p",
                 "rows": [{"model": "m", "task": "t", "metric": "a", "value": 0.5, "source": "T1", "colour": "red"}],
             },
-            "row 0: unknown field 'colour'",
+            "row 1: unknown field 'colour'",
         ),
         (
             {
@@ -84,7 +84,7 @@ def test_reference_file_names_pack_tasks_and_metrics(benchmark, path):
                 "paper": "p",
                 "rows": [{"model": "m", "task": "t", "metric": "a", "value": 0.5, "source": "T1", "kind": "robot"}],
             },
-            "row 0: field 'kind'",
+            "row 1: field 'kind'",
         ),
     ],
 )

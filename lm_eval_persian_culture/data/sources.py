@@ -119,7 +119,7 @@ class Schema:
         missing = [c for c in expected if c not in found]
         if missing:
             raise DataSchemaError(f"{origin}: columns found {found}, expected at least {expected} (missing {missing})")
-        for i, row in enumerate(rows):
+        for i, row in enumerate(rows, start=1):  # rows counted from 1 in every message, as lines are
             for col in self.columns:
                 if col.name not in row:
                     raise DataSchemaError(f"{origin}: row {i}: field {col.name!r} is missing")
@@ -133,7 +133,7 @@ class Schema:
 def check_unique(rows: Sequence[Mapping[str, Any]], name: str, origin: str) -> None:
     """A repeated id (compared as text, surrounding spaces ignored) names both rows."""
     seen: dict[str, int] = {}
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, start=1):
         key = str(row[name]).strip()
         if key in seen:
             raise DataSchemaError(f"{origin}: row {i}: field {name!r} value {row[name]!r} repeats row {seen[key]}")
@@ -171,9 +171,21 @@ class SourceFile:
 
 
 def resolve_data_dir(settings: Mapping[str, Any] | None = None) -> Path | None:
-    """``data_dir`` from --metadata wins over ``PERSIAN_CULTURE_DATA_DIR``; None means online."""
-    value = (settings or {}).get("data_dir") or os.environ.get(DATA_DIR_ENV)
-    return Path(value).expanduser().resolve() if value else None
+    """``data_dir`` from --metadata wins over ``PERSIAN_CULTURE_DATA_DIR``; None means online. A data dir
+    that is no folder is one error (every task that reads data says the same line, which the pre-flight
+    shows once), not one "not found" per file."""
+    given = (settings or {}).get("data_dir")
+    value = given or os.environ.get(DATA_DIR_ENV)
+    if not value:
+        return None
+    path = Path(value).expanduser().resolve()
+    if not path.is_dir():
+        setting = "data_dir (--metadata)" if given else f"${DATA_DIR_ENV}"
+        raise DataNotFoundError(
+            f"data_dir {path}: no such folder (set by {setting}); it must hold <benchmark>/<file> "
+            "(`lm-eval-persian data` shows each benchmark's layout)"
+        )
+    return path
 
 
 def sha256_file(path: Path) -> str:
@@ -226,7 +238,7 @@ def _field_part(name: Any) -> str:
 def _where_in_jsonl(prefix: str) -> str:
     """'row R (line L): field F' for a position in a JSON-lines file, given the text before it."""
     lines = prefix.split("\n")
-    row = sum(1 for line in lines[:-1] if line.strip())
+    row = sum(1 for line in lines[:-1] if line.strip()) + 1
     stack = _json_path(lines[-1])
     return f"row {row} (line {len(lines)})" + _field_part(stack[0][1] if stack else None)
 
@@ -238,14 +250,14 @@ def _where_in_json(prefix: str) -> str:
     if not stack:
         return f"line {line}"
     outer, inner = stack[0], (stack[1] if len(stack) > 1 else None)
-    where = f"row {outer[2]}" + (
+    where = f"row {outer[2] + 1}" + (
         f" (id {outer[1]!r}, line {line})" if outer[0] == "{" and outer[1] else f" (line {line})"
     )
     return where + _field_part(inner[1] if inner and inner[0] == "{" else None)
 
 
 def _where_in_csv(prefix: str) -> str:
-    """'row R (line L): field F' for a position in a CSV file (row 0 is the first line after the header)."""
+    """'row R (line L): field F' for a position in a CSV file (row 1 is the first record after the header)."""
     records = list(csv.reader(io.StringIO(prefix)))
     line = prefix.count("\n") + 1
     if len(records) < 2 or prefix.endswith(("\n", "\r")):
@@ -253,12 +265,12 @@ def _where_in_csv(prefix: str) -> str:
             return f"the header (line {line})"
         if prefix.endswith(("\n", "\r")):  # the position opens a new record
             header = records[0]
-            return f"row {len(records) - 1} (line {line})" + _field_part(header[0] if header else None)
+            return f"row {len(records)} (line {line})" + _field_part(header[0] if header else None)
         return f"the header (line {line})"
     header, current = records[0], records[-1]
     field_index = len(current) - 1
     name = header[field_index] if 0 <= field_index < len(header) else None
-    return f"row {len(records) - 2} (line {line})" + _field_part(name)
+    return f"row {len(records) - 1} (line {line})" + _field_part(name)
 
 
 def read_text(path: Path, where: Callable[[str], str]) -> str:
@@ -293,12 +305,12 @@ def _read_jsonl(path: Path, text: str | None = None) -> list[dict]:
             stack = _json_path(line[: e.pos])
             field_part = _field_part(stack[0][1] if stack else None)
             if index == last and (e.pos >= len(line.rstrip()) or e.msg.startswith("Unterminated string")):
-                raise DataSchemaError(f"{path}: row {len(rows)} (line {lineno}){field_part}: {TRUNCATED}") from None
+                raise DataSchemaError(f"{path}: row {len(rows) + 1} (line {lineno}){field_part}: {TRUNCATED}") from None
             raise DataSchemaError(
-                f"{path}: row {len(rows)} (line {lineno}){field_part}: not valid JSON: {e.msg} (column {e.colno})"
+                f"{path}: row {len(rows) + 1} (line {lineno}){field_part}: not valid JSON: {e.msg} (column {e.colno})"
             ) from None
         if not isinstance(obj, dict):
-            raise DataSchemaError(f"{path}: row {len(rows)} (line {lineno}): expected a JSON object")
+            raise DataSchemaError(f"{path}: row {len(rows) + 1} (line {lineno}): expected a JSON object")
         rows.append(obj)
     return rows
 
@@ -332,9 +344,9 @@ def load_json(path: Path) -> Any:
         raise DataSchemaError(f"{path}: {where}: not valid JSON: {e.msg} (column {e.colno})") from None
     if isinstance(data, _JsonObject) and data.repeated:  # records keyed by id: an id given twice
         key, first, second = data.repeated[0]
-        raise DataSchemaError(f"{path}: row {second}: field 'id' value {key!r} repeats row {first}")
+        raise DataSchemaError(f"{path}: row {second + 1}: field 'id' value {key!r} repeats row {first + 1}")
     records = list(data.values()) if isinstance(data, dict) else data if isinstance(data, list) else []
-    for row, record in enumerate(records):
+    for row, record in enumerate(records, start=1):
         if isinstance(record, _JsonObject) and record.repeated:
             key = record.repeated[0][0]
             raise DataSchemaError(f"{path}: row {row}: field {key!r} is given twice in one record")
@@ -369,9 +381,8 @@ def _read_csv(path: Path) -> list[dict]:
             if len(cells) < len(header):
                 why = (TRUNCATED if ends_cut and reader.line_num == total_lines
                        else f"the row has {len(cells)} of the header's {len(header)} columns")  # fmt: skip
-                raise DataSchemaError(
-                    f"{path}: row {len(rows)} (line {done_lines + 1}): field {header[len(cells)]!r} is missing: {why}"
-                )
+                where = f"row {len(rows) + 1} (line {done_lines + 1})"
+                raise DataSchemaError(f"{path}: {where}: field {header[len(cells)]!r} is missing: {why}")
             rows.append(dict(zip(header, cells)))
             done_lines = reader.line_num
     except csv.Error as e:  # strict mode: an unclosed quote at the end of the file is a cut-off record
@@ -379,7 +390,9 @@ def _read_csv(path: Path) -> list[dict]:
         partial = next(csv.reader(io.StringIO(text[record_start:], newline="")), [])
         name = header[len(partial) - 1] if header and 0 < len(partial) <= len(header) else None
         why = TRUNCATED if "unexpected end of data" in str(e) else f"not valid CSV: {e}"
-        raise DataSchemaError(f"{path}: row {len(rows)} (line {done_lines + 1}){_field_part(name)}: {why}") from None
+        raise DataSchemaError(
+            f"{path}: row {len(rows) + 1} (line {done_lines + 1}){_field_part(name)}: {why}"
+        ) from None
     return rows
 
 

@@ -8,7 +8,8 @@ the folder for users who keep the plain ``lm_eval`` command, ``report`` writes a
 (tables, charts, paper reference rows), ``export`` leaderboard rows from results JSON,
 ``agreement`` compares the judge verdicts of two runs, ``rejudge`` re-scores a finished
 run's judged tasks from its samples, ``data`` says which benchmarks' data is ready and what
-each needs. Errors a user can fix print one message and exit
+each needs; a benchmark adds its own in its ``benchmark.py`` (``Benchmark.commands``: TaarofBench's
+``judge-check``). Errors a user can fix print one message and exit
 with status 2 (see ``guard``).
 """
 
@@ -28,6 +29,12 @@ def _split_verbosity(argv: list[str]):
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--verbosity", "-v", type=str.upper, default=None)
     return parser.parse_known_args(argv)
+
+
+def _benchmark_commands() -> dict[str, tuple[str, str]]:
+    from lm_eval_persian_culture.tasks._benchmark import benchmark_commands
+
+    return benchmark_commands()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -50,6 +57,16 @@ def main(argv: list[str] | None = None) -> None:
             from lm_eval_persian_culture.report import export_main, report_main
 
             command = report_main if argv[0] == "report" else export_main
+        verbosity, rest = _split_verbosity(argv[1:])
+        sys.exit(guarded(lambda: command(rest), verbosity) or 0)
+    if argv[:1] and not argv[0].startswith("-") and argv[0] in _benchmark_commands():
+        # a benchmark's own subcommand (e.g. TaarofBench's judge-check), declared in its benchmark.py
+        import importlib
+
+        from lm_eval_persian_culture.harness.guard import guarded
+
+        module, _, function = _benchmark_commands()[argv[0]][1].partition(":")
+        command = getattr(importlib.import_module(module), function)
         verbosity, rest = _split_verbosity(argv[1:])
         sys.exit(guarded(lambda: command(rest), verbosity) or 0)
     if "--predict_only" in argv or "-x" in argv:

@@ -23,7 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lm_eval_persian_culture.data.sources import DATA_DIR_ENV, DataNotFoundError, DataSchemaError, resolve_data_dir
-from lm_eval_persian_culture.tasks._benchmark import GATED, UNPUBLISHED, Dataset, all_datasets, benchmarks
+from lm_eval_persian_culture.tasks._benchmark import (
+    GATED,
+    UNPUBLISHED,
+    Dataset,
+    Requirement,
+    all_datasets,
+    all_requirements,
+    benchmarks,
+)
 
 PROBE_TIMEOUT_S = 5.0
 OFFLINE_ENV = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
@@ -158,8 +166,45 @@ def member_statuses(statuses: Sequence[Status]) -> dict[str, list[Status]]:
     return {m: [s for s in statuses if s.dataset.serves(m)] for m in suite_members()}
 
 
+@dataclass
+class Need:
+    """A requirement beyond data files (``Benchmark.requirements``) and whether this setup meets it."""
+
+    requirement: Requirement
+    met: bool
+    detail: str
+
+
+def check_requirement(req: Requirement, settings: Mapping) -> Need:
+    try:
+        met, detail = req.check(dict(settings))
+    except Exception as err:  # noqa: BLE001 - a check that fails says so, never a traceback
+        met, detail = False, f"{type(err).__name__}: {_first_line(err)}"
+    return Need(req, met, detail)
+
+
+def requirements_for(tasks: Sequence[str]) -> list[Requirement]:
+    """The requirements of the named tasks (the suite expands to its members); all of them when none are named."""
+    names = [m for t in tasks for m in (suite_members() if t == SUITE else [t])]
+    return [r for r in all_requirements() if not names or any(r.serves(t) for t in names)]
+
+
+def runnable_members(statuses: Sequence[Status], needs: Sequence[Need]) -> tuple[list[str], dict[str, list[str]]]:
+    """The suite's members that can run here (their data ready, their judge and models found), and for
+    the others what stops them."""
+    ready, blocked = [], {}
+    for member, data in member_statuses(statuses).items():
+        why = [f"data ({s.dataset.name}: {s.state})" for s in data if not s.ready]
+        why += [n.requirement.name for n in needs if n.requirement.serves(member) and not n.met]
+        if why:
+            blocked[member] = why
+        else:
+            ready.append(member)
+    return ready, blocked
+
+
 # --------------------------------------------------------------------------- output
-def format_table(statuses: Sequence[Status], data_dir: Path | None) -> str:
+def format_table(statuses: Sequence[Status], data_dir: Path | None, needs: Sequence[Need] = ()) -> str:
     where = f"data dir {data_dir}" if data_dir else f"no data dir set (--data_dir or ${DATA_DIR_ENV}): online releases"
     lines = [f"Benchmark data for lm-eval-persian-culture ({where})", ""]
     for s in statuses:
@@ -176,16 +221,24 @@ def format_table(statuses: Sequence[Status], data_dir: Path | None) -> str:
         if ds.note:
             lines.append(f"    note:    {ds.note}")
         lines.append("")
+    if needs:
+        lines.append("Beyond data files:")
+        for n in needs:
+            lines.append(f"[{'ready' if n.met else 'missing'}] {n.requirement.name} ({', '.join(n.requirement.tasks)})")
+            lines.append(f"    status:  {n.detail}")
+        lines.append("")
     members = member_statuses(statuses)
     if all(members.values()):
-        ready = [m for m, ss in members.items() if all(s.ready for s in ss)]
-        blocked = [m for m in members if m not in ready]
+        ready, blocked = runnable_members(statuses, needs)
         lines.append(
             f"{SUITE}: {len(ready)} of {len(members)} members ready ({', '.join(ready) or 'none'})"
             + (f"; cannot run: {', '.join(blocked)}" if blocked else "")
         )
         if blocked and ready:
-            lines.append(f"  run the ready ones alone with --tasks {','.join(ready)}")
+            lines.append(
+                f"  run the ready ones alone with --tasks {','.join(ready)}, or run the suite with "
+                "--metadata '{\"suite_skip_unavailable\": true}' (the skipped members are recorded in the results)"
+            )
     shown = {s.dataset.name for s in statuses}
     lines += [b.data_note for b in benchmarks().values() if b.data_note and any(ds.name in shown for ds in b.datasets)]
     return "\n".join(lines)
@@ -212,9 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     settings = parse_metadata(args.metadata)
     if args.data_dir:
         settings["data_dir"] = args.data_dir
-    data_dir = resolve_data_dir(settings)
-    if data_dir is not None and not data_dir.is_dir():
-        raise UserInputError(f"data_dir {data_dir}: no such folder")
+    data_dir = resolve_data_dir(settings)  # a data dir that is no folder: one line, as in a run
+    names: list[str] = []
     if args.tasks:
         names = [t.strip() for t in args.tasks.split(",") if t.strip()]
         chosen = datasets_for(names)
@@ -231,8 +283,9 @@ def main(argv: list[str] | None = None) -> int:
         status = check(ds, settings, network=args.network)
         status.tasks = asked
         statuses.append(status)
-    print(format_table(statuses, data_dir))
-    return 0 if all(s.ready for s in statuses) else 1
+    needs = [check_requirement(r, settings) for r in requirements_for(names if args.tasks else [])]
+    print(format_table(statuses, data_dir, needs))
+    return 0 if all(s.ready for s in statuses) and all(n.met for n in needs) else 1
 
 
 if __name__ == "__main__":

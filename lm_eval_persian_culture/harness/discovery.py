@@ -8,10 +8,9 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import functools
-import inspect
 import logging
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from lm_eval_persian_culture.tasks._benchmark import TASKS_DIR
@@ -22,20 +21,70 @@ log = logging.getLogger(__name__)
 _builtin_index_skipped = False  # set by skip_builtin_index() for a run that asks only for pack tasks
 
 
+# lm-eval's own discovery of installed task packages, found by FEATURE, never by reading its source text:
+# a function that lists the task folders of installed plugins (open PR #4015 adds
+# ``lm_eval.tasks.manager.discover_plugin_task_paths``), or the task entry-point group among the plugin groups
+# lm-eval declares (as #4013/#4014 did for models, filters, metrics and aggregations in ``lm_eval.api.registry``).
+TASK_DISCOVERY_FUNCTIONS = (
+    ("lm_eval.tasks.manager", "discover_plugin_task_paths"),
+    ("lm_eval.tasks", "discover_plugin_task_paths"),
+    ("lm_eval.api.registry", "discover_plugin_task_paths"),
+)
+PLUGIN_GROUP_MODULES = ("lm_eval.api.registry", "lm_eval.plugins", "lm_eval.tasks.manager")
+
+
+def _module(name: str):
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except Exception:  # noqa: BLE001 - an lm-eval without it
+        return None
+
+
+def _strings(value) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, Mapping):
+        return {v for v in [*value.keys(), *value.values()] if isinstance(v, str)}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return {v for v in value if isinstance(v, str)}
+    return set()
+
+
+def declared_plugin_groups() -> set[str]:
+    """The entry-point groups lm-eval declares it reads: module-level constants named like a plugin or
+    entry-point group (``PLUGIN_GROUPS``, ``ENTRY_POINT_GROUP``, ...) in the modules that load plugins."""
+    found: set[str] = set()
+    for name in PLUGIN_GROUP_MODULES:
+        module = _module(name)
+        for attr, value in vars(module).items() if module is not None else ():
+            if attr.isupper() and any(word in attr for word in ("GROUP", "ENTRY_POINT", "PLUGIN")):
+                found |= _strings(value)
+    return found
+
+
 @functools.cache
 def lm_eval_discovers_entry_points() -> bool:
-    """True when the installed lm-eval indexes the ``lm_eval.tasks`` entry-point group itself.
-
-    lm-eval 0.4.13 does not (PR #4015 proposes it). If a later release does, the pack is
-    already in its index and adding our folder as an include path would index it twice.
-    """
-    try:
-        import lm_eval.tasks.manager as manager
-
-        source = inspect.getsource(manager)
-    except (ImportError, OSError, TypeError):
-        return False
-    return "entry_points" in source and ENTRY_POINT_GROUP in source
+    """True when the installed lm-eval indexes installed task packages (the ``lm_eval.tasks`` entry-point
+    group) itself: the pack is then in its index already, and adding our folder as an include path would
+    index every task twice. lm-eval 0.4.13 and 0.5.0.dev1 do not."""
+    for module_name, attr in TASK_DISCOVERY_FUNCTIONS:
+        discover = getattr(_module(module_name), attr, None)
+        if not callable(discover):
+            continue
+        try:
+            paths = discover()
+        except TypeError:  # it wants arguments we cannot guess: the feature is there, and our entry point too
+            return True
+        except Exception as err:  # noqa: BLE001 - a discovery that fails finds nothing: index ourselves
+            log.debug("lm-eval's %s.%s failed: %s", module_name, attr, err)
+            return False
+        try:
+            return any(Path(p).resolve() == TASKS_DIR.resolve() for p in paths or ())
+        except TypeError:
+            return False
+    return ENTRY_POINT_GROUP in declared_plugin_groups()
 
 
 def _split_paths(include_path) -> list[str]:

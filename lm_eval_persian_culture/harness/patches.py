@@ -166,9 +166,12 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
                 if var not in os.environ:
                     os.environ[var] = "none"
                     restore_env.append(var)
+        restore_hub = lambda: None  # noqa: E731
+        skipped: dict = {}  # suite members left out under suite_skip_unavailable, for the results
         try:
+            restore_hub = preflight.offline_if_unreachable()
             try:
-                leaves = preflight.run_preflight(params, tasks, model_args)
+                leaves = preflight.run_preflight(params, tasks, model_args, skipped)
             except PackUserError:
                 raise
             except Exception as err:  # noqa: BLE001 - a pre-flight that cannot read this lm-eval steps aside
@@ -184,10 +187,13 @@ def _wrap_simple_evaluate(original: Callable) -> Callable:
             with judge_filter.collect_judge_failures() as failures:
                 results = original(**params)
         finally:
+            restore_hub()
             for var in restore_env:
                 os.environ.pop(var, None)
         if results is None:
             return results
+        if skipped:
+            results[preflight.SKIP_RESULTS_KEY] = skipped
         if forced_samples:
             samples = results.pop("samples", None)
             if failures and samples is not None:

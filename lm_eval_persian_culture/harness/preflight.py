@@ -26,7 +26,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,7 +62,7 @@ class PreflightError(PackUserError, ValueError):
 
 @dataclass
 class Problem:
-    kind: str  # "task", "settings", "judge", "data"
+    kind: str  # "task", "settings", "judge", "data", "model", "suite"
     message: str
     tasks: list[str] = field(default_factory=list)
 
@@ -180,6 +180,8 @@ def _data_problem(report: PreflightReport, name: str, err: BaseException) -> Non
                                    "each benchmark's files).", name)  # fmt: skip
     elif isinstance(err, JudgeConfigError):
         report.add_problem("judge", str(err), name)
+    elif isinstance(err, PackUserError):  # a setting the loader rejected, in its own words
+        report.add_problem("settings", str(err), name)
     else:  # a setting the loader rejected (e.g. divan_instruction), or an unreadable source
         report.add_problem("settings", f"{type(err).__name__}: {err}", name)
 
@@ -292,35 +294,51 @@ def check_tasks(task_manager, specs: Sequence[Any], model_args: Any = None) -> P
     return report
 
 
-def summarize_groups(task_manager, specs: Sequence[Any], report: PreflightReport) -> None:
-    """For a pack group spanning several benchmarks (the persian_culture suite: its members' configs live in
-    different benchmark folders), one line first: which members cannot run, by which problem, and which are
-    ready, so a newcomer sees at once what blocks the suite."""
+SKIP_SETTING = "suite_skip_unavailable"
+SKIP_RESULTS_KEY = "suite_skipped"  # results[SKIP_RESULTS_KEY][group] = {"ran": [...], "skipped": {member: ...}}
+
+
+def suite_groups(task_manager, specs: Sequence[Any]) -> list[tuple[str, list[str]]]:
+    """(group, members) for each requested pack group spanning several benchmarks (the persian_culture suite:
+    its members' configs live in different benchmark folders); a one-benchmark group is not a suite."""
     from lm_eval.tasks._index import Kind
     from lm_eval.tasks._yaml_loader import load_yaml
 
-    if not report.problems:
-        return
     index = compat.task_index(task_manager)
-    summaries = []
+    found = []
     for spec in specs:
         entry = index.get(spec) if isinstance(spec, str) else None
         if entry is None or entry.kind != Kind.GROUP or not in_pack(entry.yaml_path):
             continue
         members = load_yaml(entry.yaml_path, resolve_func=False).get("task") or []
         members = [m if isinstance(m, str) else (m.get("task") or m.get("group")) for m in members]
+        members = [m for m in members if isinstance(m, str)]
         folders = {Path(index[m].yaml_path).parent for m in members if m in index and index[m].yaml_path}
-        if len(folders) < 2:  # one benchmark's group: its problems already say it all
-            continue
+        if len(folders) >= 2:
+            found.append((spec, members))
+    return found
+
+
+def member_problems(task_manager, member: str, problems: Sequence[Problem]) -> tuple[list[str], list[int]]:
+    """The member's pack tasks, and the (0-based) indexes of the problems that name one of them."""
+    leaves = list(resolve_pack_tasks(task_manager, [member], PreflightReport()))
+    return leaves, [i for i, p in enumerate(problems) if set(leaves) & set(p.tasks)]
+
+
+def summarize_groups(task_manager, specs: Sequence[Any], report: PreflightReport) -> None:
+    """For a pack group spanning several benchmarks, one line first: which members cannot run, by which
+    problem, and which are ready, so a newcomer sees at once what blocks the suite."""
+    if not report.problems:
+        return
+    summaries = []
+    for spec, members in suite_groups(task_manager, specs):
         blocked, ready = [], []
-        for member in [m for m in members if isinstance(m, str)]:
-            leaves = set(resolve_pack_tasks(task_manager, [member], PreflightReport()))
-            hits = [(i, p.kind) for i, p in enumerate(report.problems, start=2) if leaves & set(p.tasks)]
+        for member in members:
+            _, hits = member_problems(task_manager, member, report.problems)
             if hits:
-                kinds = "/".join(dict.fromkeys(kind for _, kind in hits))
-                blocked.append(
-                    f"{member} ({kinds}: problem{'s' if len(hits) > 1 else ''} {', '.join(str(i) for i, _ in hits)})"
-                )
+                kinds = "/".join(dict.fromkeys(report.problems[i].kind for i in hits))
+                numbers = ", ".join(str(i + 2) for i in hits)  # the summary goes first, as problem 1
+                blocked.append(f"{member} ({kinds}: problem{'s' if len(hits) > 1 else ''} {numbers})")
             else:
                 ready.append(member)
         if blocked:
@@ -330,9 +348,54 @@ def summarize_groups(task_manager, specs: Sequence[Any], report: PreflightReport
                 "data comes from and what it needs"
             )
             if ready:
-                line += f"; or run the ready members alone: --tasks {','.join(ready)}"
+                line += (
+                    f"; or run the ready members alone: --tasks {','.join(ready)}, or add "
+                    f"--metadata '{{\"{SKIP_SETTING}\": true}}' to run them and record the skipped ones in the results"
+                )
             summaries.append(Problem("suite", line + ".", [spec]))
     report.problems[:0] = summaries[:1]  # one summary (numbers above assume it is the only one inserted)
+
+
+def skip_wanted(task_manager, params: Mapping) -> bool:
+    """``--metadata '{"suite_skip_unavailable": true}'``: run the suite members that can run."""
+    for source in (getattr(task_manager, "metadata", None), params.get("metadata")):
+        value = source.get(SKIP_SETTING) if isinstance(source, Mapping) else None
+        if value is not None:
+            return value is True or str(value).strip().lower() in ("1", "true", "yes", "on")
+    return False
+
+
+def plan_suite_skips(task_manager, specs: Sequence[Any], report: PreflightReport) -> tuple[list, dict] | None:
+    """With ``suite_skip_unavailable``: the requested specs, each suite group replaced by its members that can
+    run, and what was skipped ({group: {"ran": [...], "skipped": {member: {"tasks", "reasons"}}}}). None
+    (the run stops as without the setting) when a problem is no suite member's (a misspelt task, the
+    evaluated model, --limit), or when no member of a suite can run."""
+    problems = [p for p in report.problems if p.kind != "suite"]
+    groups = dict(suite_groups(task_manager, specs))
+    covered: set[str] = set()
+    new_specs: list = []
+    skipped: dict[str, dict] = {}
+    for spec in specs:
+        if not isinstance(spec, str) or spec not in groups:
+            new_specs.append(spec)
+            continue
+        ran, left_out = [], {}
+        for member in groups[spec]:
+            leaves, hits = member_problems(task_manager, member, problems)
+            if not hits:
+                ran.append(member)
+                continue
+            covered |= set(leaves)
+            reasons = [f"{problems[i].kind}: {(problems[i].message.strip().splitlines() or [''])[0]}" for i in hits]
+            left_out[member] = {"tasks": leaves, "reasons": reasons}
+        if left_out and not ran:
+            return None
+        new_specs.extend(ran if left_out else [spec])
+        if left_out:
+            skipped[spec] = {"ran": ran, "skipped": left_out}
+    if not skipped or any(not p.tasks or not set(p.tasks) <= covered for p in problems):
+        return None
+    return new_specs, skipped
 
 
 def check_served_tokenizer(report: PreflightReport, model: Any, model_args: Any) -> None:
@@ -367,6 +430,54 @@ def check_served_tokenizer(report: PreflightReport, model: Any, model_args: Any)
     )
 
 
+# Model arguments that name a model lm-eval loads from a folder or the hub (any --model that takes them).
+MODEL_ARGS_LOADED = ("pretrained", "tokenizer")
+
+
+def check_evaluated_model(report: PreflightReport, model: Any, model_args: Any) -> None:
+    """The evaluated model, found as the judge model is (``data.hub.locate_model``): a local folder, a
+    cached hub snapshot, or the online hub; else one problem, before lm-eval loads anything (it would
+    retry the hub, then end in a long transformers traceback)."""
+    from lm_eval_persian_culture.data.hub import ModelNotFound, hub_model_problem, locate_model
+
+    args = parse_model_args(model_args)
+    backend = str(args.get("tokenizer_backend") or "auto").lower()
+    for key in MODEL_ARGS_LOADED:
+        name = args.get(key)
+        if not isinstance(name, str) or not name.strip():
+            continue
+        if key == "tokenizer" and backend not in ("auto", "huggingface"):
+            continue
+        if key == "tokenizer" and name == args.get("pretrained"):
+            continue
+        revision = args.get("revision") if key == "pretrained" else None
+        setting = f"--model_args {key}={name}"
+        try:
+            where = locate_model(name.strip(), setting, str(revision) if revision else None,
+                                 online_check=hub_model_problem)  # fmt: skip
+        except ModelNotFound as err:
+            report.add_problem("model", str(err))
+            continue
+        shown = {"directory": "local path", "cache": "in the hub cache", "hub": "on the hub"}[where.source]
+        report.checked.append(f"evaluated model {key}={name}: {shown}")
+
+
+def offline_if_unreachable() -> Callable[[], None]:
+    """Once per process: can the Hugging Face hub be reached? If not, say so in one line and switch the
+    hub clients offline for this run (``datasets`` and ``huggingface_hub`` would retry each request five
+    times, ~25 s, before failing). Returns what undoes the switch."""
+    from lm_eval_persian_culture.data.hub import go_offline, hub_state
+
+    state = hub_state()
+    if state.reachable:
+        return lambda: None
+    if state.by_user:
+        logger.info("pre-flight: %s", state.line)
+        return lambda: None
+    logger.warning("pre-flight: %s", state.line)
+    return go_offline()
+
+
 def limit_problem(limit: Any) -> str | None:
     """``--limit 0`` (or below) selects no documents: lm-eval loads the model, then stops with a traceback."""
     try:
@@ -396,8 +507,10 @@ def duplicate_problem(task_manager, specs: Sequence[Any]) -> str | None:
     return None
 
 
-def run_preflight(params: dict, tasks: Any, model_args: Any) -> list[str]:
-    """The checks before the model loads; builds lm-eval's TaskManager into ``params`` if missing."""
+def run_preflight(params: dict, tasks: Any, model_args: Any, skipped: dict | None = None) -> list[str]:
+    """The checks before the model loads; builds lm-eval's TaskManager into ``params`` if missing. With
+    ``suite_skip_unavailable``, suite members that cannot run are taken out of ``params["tasks"]`` and
+    recorded in ``skipped`` (for the results)."""
     task_manager = params.get("task_manager")
     if task_manager is None and tasks:
         # What simple_evaluate would build after loading the model, built before it instead.
@@ -416,11 +529,21 @@ def run_preflight(params: dict, tasks: Any, model_args: Any) -> list[str]:
         # Once per launch: rank 0 checks and probes; if it finds a problem it exits, and the
         # launcher (torchrun, accelerate) stops the others. Leaves are still resolved here (the
         # index only), so every rank decides the same about logging samples.
-        leaves = list(resolve_pack_tasks(task_manager, tasks, PreflightReport()))
+        specs = list(tasks) if isinstance(tasks, (list, tuple)) else [tasks]
+        if skip_wanted(task_manager, params):  # every rank must leave out the same suite members as rank 0
+            plan = plan_suite_skips(task_manager, specs, check_tasks(task_manager, specs, model_args))
+            if plan is not None:
+                params["tasks"], skips = plan
+                specs = params["tasks"]
+                if skipped is not None:
+                    skipped.update(skips)
+        leaves = list(resolve_pack_tasks(task_manager, specs, PreflightReport()))
         logger.info("pre-flight: left to rank 0 of this launch")
     elif task_manager is not None:
         report = check_tasks(task_manager, tasks, model_args)
         check_served_tokenizer(report, params.get("model"), model_args)
+        if report.tasks:
+            check_evaluated_model(report, params.get("model"), model_args)
         leaves = report.tasks
         problem = limit_problem(params.get("limit")) if leaves else None
         if problem:
@@ -428,6 +551,18 @@ def run_preflight(params: dict, tasks: Any, model_args: Any) -> list[str]:
         problem = duplicate_problem(task_manager, tasks if isinstance(tasks, (list, tuple)) else [tasks])
         if problem:
             report.add_problem("task", problem)
+        specs = list(tasks) if isinstance(tasks, (list, tuple)) else [tasks]
+        plan = plan_suite_skips(task_manager, specs, report) if report.problems and skip_wanted(
+            task_manager, params) else None  # fmt: skip
+        if plan is not None:
+            params["tasks"], skips = plan
+            report.problems = []
+            leaves = list(resolve_pack_tasks(task_manager, params["tasks"], PreflightReport()))
+            for group, what in skips.items():
+                for member, why in what["skipped"].items():
+                    report.warn(f"{group}: {member} skipped ({SKIP_SETTING}): {'; '.join(why['reasons'])}")
+            if skipped is not None:
+                skipped.update(skips)
         for warning in report.warnings:
             logger.warning("pre-flight: %s", warning)
         if leaves or report.problems:
@@ -458,7 +593,12 @@ def validate(args) -> None:
         raise UserInputError(tasks_not_found_message(missing))
     print("All tasks found")
     ordered = [t for t in task_list if t in found] + [t for t in found if t not in task_list]  # patterns expanded
-    report = check_tasks(task_manager, ordered, model_args)
+    restore = offline_if_unreachable()
+    try:
+        report = check_tasks(task_manager, ordered, model_args)
+        check_evaluated_model(report, None, model_args)
+    finally:
+        restore()
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     report.raise_if_problems()
@@ -467,7 +607,8 @@ def validate(args) -> None:
 
 
 __all__ = [
-    "PreflightError", "PreflightReport", "Problem", "check_judge", "check_served_tokenizer", "check_task_data",
-    "check_tasks", "duplicate_problem", "format_problems", "limit_problem", "run_preflight", "summarize_groups",
-    "validate",
+    "PreflightError", "PreflightReport", "Problem", "check_evaluated_model", "check_judge", "check_served_tokenizer",
+    "check_task_data", "check_tasks", "duplicate_problem", "format_problems", "limit_problem",
+    "member_problems", "offline_if_unreachable", "plan_suite_skips", "run_preflight", "skip_wanted",
+    "suite_groups", "summarize_groups", "validate",
 ]  # fmt: skip

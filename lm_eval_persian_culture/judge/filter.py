@@ -123,6 +123,41 @@ def configured_judge(settings: Mapping | None) -> JudgeSettings | None:
     return jury.first
 
 
+def judge_requirement(settings: Mapping | None) -> tuple[bool, str]:
+    """(met, detail) for ``lm-eval-persian data``: is a judge (or every member of a jury) configured that can be
+    found, without asking it anything (a served judge is probed by the pre-flight of a run)?
+    ``judge_model=none`` counts as met: judged tasks then run and log their replies unscored."""
+    settings = dict(settings or {})
+    details = []
+    try:
+        jury = jury_from_settings(settings)
+        if jury is None:
+            return (
+                False,
+                "no judge configured: set judge_model (--metadata '{\"judge_model\": ...}' or "
+                "$PERSIAN_CULTURE_JUDGE_MODEL; see docs/judges.md), or judge_model=none to generate unscored",
+            )
+        if jury.disabled:
+            return True, "judge_model=none: judged tasks run unscored"
+        for js in jury.members:
+            check_not_self_judge(js, settings)
+            if js.is_local:
+                from lm_eval_persian_culture.judge.local import resolve_local_model
+
+                ref = resolve_local_model(js)
+                details.append(f"in-process judge {js.model}: {ref.source} at {ref.revision[:19]}")
+            elif js.base_url is None and not os.environ.get(js.api_key_env):
+                return False, f"judge_model={js.model!r} talks to the OpenAI API, but ${js.api_key_env} is not set"
+            else:
+                from lm_eval_persian_culture.judge.settings import redact_url
+
+                where = redact_url(js.base_url) if js.base_url else "the OpenAI API"
+                details.append(f"judge {js.model} at {where}: configured (a run's pre-flight asks the server for it)")
+    except JudgeConfigError as err:
+        return False, str(err).splitlines()[0]
+    return True, ("jury: " if len(details) > 1 else "") + "; ".join(details)
+
+
 def prepare_judge(settings: Mapping | None) -> Jury:
     """For judge-scored tasks, at dataset load: a judge (or jury) must be configured, or explicitly disabled."""
     global _active

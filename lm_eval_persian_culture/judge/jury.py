@@ -30,7 +30,6 @@ import json
 import math
 import os
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -46,6 +45,7 @@ from lm_eval_persian_culture.judge.settings import (
     JudgeSettings,
     redact_url,
 )
+from lm_eval_persian_culture.lm_eval_stack import running_task
 from lm_eval_persian_culture.scoring.agreement import cohen_kappa
 
 JURY_KEY = "judge_jury"
@@ -406,20 +406,12 @@ def jury_metric_values(jury: Jury, prefix: str, votes: Sequence[Any], tie: bool)
 def register_metrics_on_running_task(specs: Mapping[str, tuple[Any, bool]], start_depth: int = 2) -> bool:
     """Add ``specs`` to the aggregations of the task whose filters are running; False where that
     task (lm-eval's ``ConfigurableTask.apply_filters`` on the call stack) or its tables are not found."""
-    frame = sys._getframe(start_depth)
-    try:
-        while frame is not None:
-            task = frame.f_locals.get("self") if frame.f_code.co_name == "apply_filters" else None
-            aggregations = getattr(task, "_aggregation_list", None)
-            higher = getattr(task, "_higher_is_better", None)
-            if isinstance(aggregations, dict) and isinstance(higher, dict):
-                for name, (agg, better) in specs.items():
-                    aggregations[name] = agg
-                    higher[name] = better
-                return True
-            if task is not None:
-                return False
-            frame = frame.f_back
+    task = running_task(start_depth + 1)
+    aggregations = getattr(task, "_aggregation_list", None)
+    higher = getattr(task, "_higher_is_better", None)
+    if not (isinstance(aggregations, dict) and isinstance(higher, dict)):
         return False
-    finally:
-        del frame
+    for name, (agg, better) in specs.items():
+        aggregations[name] = agg
+        higher[name] = better
+    return True

@@ -86,23 +86,22 @@ def _resolve(spec: str, cache_dir: Path) -> LocalModelRef:
 
 
 def _hub_commit(repo_id: str, revision: str | None) -> str:
-    """The commit a hub id resolves to: pinned, from the local cache's ref, or asked of the hub."""
+    """The commit a hub id resolves to: pinned, from the local cache's ref, or asked of the hub (found the
+    way the evaluated model is: ``data.hub.locate_model``)."""
     if revision and _COMMIT.fullmatch(revision):
         return revision
-    from huggingface_hub import constants, try_to_load_from_cache
+    from lm_eval_persian_culture.data.hub import ModelNotFound, locate_model
 
-    cached = try_to_load_from_cache(repo_id, "config.json", revision=revision)
-    if isinstance(cached, str):  # .../snapshots/<commit>/config.json
-        return Path(cached).parent.name
-    if constants.HF_HUB_OFFLINE:
-        raise JudgeConfigError(
-            f"judge_model=hf:{repo_id}: not in the local Hugging Face cache ({constants.HF_HUB_CACHE}) and "
-            "HF_HUB_OFFLINE is set: download it first (huggingface-cli download " + repo_id + ") or name a directory"
-        )
+    try:
+        where = locate_model(repo_id, f"judge_model=hf:{repo_id}", revision)
+    except ModelNotFound as err:
+        raise JudgeConfigError(str(err)) from None
+    if where.revision and where.source == "cache":
+        return where.revision
     try:
         from huggingface_hub import HfApi
 
-        sha = HfApi().model_info(repo_id, revision=revision).sha
+        sha = HfApi().model_info(repo_id, revision=revision, timeout=10).sha
     except Exception as err:  # noqa: BLE001 - any hub failure means the same thing to the user
         raise JudgeConfigError(
             f"judge_model=hf:{repo_id}: not in the local Hugging Face cache and the hub could not tell its "

@@ -79,7 +79,7 @@ def validate(data: Any, origin: str) -> list[dict]:
         raise ReferenceFileError(
             f"{origin}: field 'rows' must be a non-empty list (or say {NO_TABLE!r} with a note, and no rows)"
         )
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, start=1):  # rows counted from 1
         if not isinstance(row, dict):
             raise ReferenceFileError(f"{origin}: row {i}: expected an object")
         for name, kind in REQUIRED.items():

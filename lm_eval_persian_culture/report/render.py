@@ -191,6 +191,21 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+# Where a run records the suite members it left out (suite_skip_unavailable): harness/preflight.SKIP_RESULTS_KEY
+# (tests/report/test_report_suite_skipped.py checks the two agree; report/ may not import harness/).
+SUITE_SKIPPED_KEY = "suite_skipped"
+
+
+def skipped_members(run) -> list[str]:
+    """``<group>: <member> skipped (<why>)`` for each suite member a run left out, from its results."""
+    out = []
+    for group, entry in sorted((run.data.get(SUITE_SKIPPED_KEY) or {}).items()):
+        for member, info in sorted(((entry or {}).get("skipped") or {}).items()):
+            reasons = "; ".join((info or {}).get("reasons") or ["no reason recorded"])
+            out.append(f"`{group}`: `{member}` skipped ({reasons})")
+    return out
+
+
 def _run_lines(report: Report) -> list[str]:
     lines = []
     for run in report.runs:
@@ -198,8 +213,11 @@ def _run_lines(report: Report) -> list[str]:
         judged = "; ".join(
             f"judge: {label}" + (f" ({', '.join(tasks)})" if len(judges) > 1 else "") for label, tasks in judges.items()
         )
+        skipped = skipped_members(run)
         lines.append(
-            f"{run.model} - `{run.path}` ({len(run.results)} tasks and groups)" + (f"; {judged}" if judged else "")
+            f"{run.model} - `{run.path}` ({len(run.results)} tasks and groups)"
+            + (f"; {judged}" if judged else "")
+            + (f"; not run, by suite_skip_unavailable: {', '.join(skipped)}" if skipped else "")
         )
     return lines
 

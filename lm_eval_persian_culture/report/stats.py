@@ -16,18 +16,7 @@ import math
 import random
 from collections.abc import Callable, Hashable, Sequence
 
-Z95 = 1.959963984540054
-
-
-def wilson_interval(k: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of the proportion k/n; (nan, nan) when n is 0."""
-    if n <= 0:
-        return math.nan, math.nan
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+from lm_eval_persian_culture.scoring.proportions import Z95, wilson_interval  # noqa: F401 (moved down: tasks use it)
 
 
 def _finite(x) -> bool:

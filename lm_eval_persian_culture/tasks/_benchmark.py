@@ -119,6 +119,21 @@ class Dataset:
         return "your own copy in a data dir, in the layout above"
 
 
+@dataclass(frozen=True)
+class Requirement:
+    """Something beyond data files a group of the pack's tasks needs to run (a judge, an embedding model),
+    checked by ``lm-eval-persian data`` without loading anything."""
+
+    name: str  # "judge", "embedding model"
+    tasks: tuple[str, ...]  # the tasks and groups that need it: names or shell-style patterns ("taraz*judged")
+    check: Callable[[dict], tuple[bool, str]]  # settings -> (met, what was found or what to do)
+
+    def serves(self, task: str) -> bool:
+        import fnmatch
+
+        return any(fnmatch.fnmatchcase(task, pattern) for pattern in self.tasks)
+
+
 def rows_summary(found: Sequence[tuple[str, int]]) -> str:
     """What a dataset loader found, as ``lm-eval-persian data`` prints it."""
     return ", ".join(f"{name}: {n} rows" for name, n in found)
@@ -157,12 +172,16 @@ class Benchmark:
     # merged into one report row (the report's own: data, judge, prompt and task versions)
     fingerprint: tuple[tuple[str, tuple[str, ...]], ...] = ()
     datasets: tuple[Dataset, ...] = ()  # what its tasks read, for `lm-eval-persian data` and the pre-flight
+    requirements: tuple[Requirement, ...] = ()  # what else its tasks need to run (`lm-eval-persian data`)
     # (another benchmark's dataset name, its own tasks that read that dataset too)
     reads_datasets: tuple[tuple[str, tuple[str, ...]], ...] = ()
     data_note: str = ""  # what else its tasks need, said under `lm-eval-persian data`'s table
     # environment variables naming a scoring model its tasks load; set to "none" under --predict_only (nothing is
     # scored, so nothing is loaded), unless the user set them
     predict_only_env: tuple[str, ...] = ()
+    # (subcommand, one-line help, "module:function") it adds to `lm-eval-persian`; function(argv) -> exit status,
+    # run under the CLI's guard (a PackUserError: one line, exit 2). E.g. TaarofBench's `judge-check`.
+    commands: tuple[tuple[str, str, str], ...] = ()
     folder: Path | None = None  # set on discovery
 
     @property
@@ -248,9 +267,19 @@ def all_datasets() -> tuple[Dataset, ...]:
     return tuple(replace(ds, tasks=(*ds.tasks, *extra[ds.name])) if ds.name in extra else ds for ds in found)
 
 
+def all_requirements() -> tuple[Requirement, ...]:
+    """Every benchmark's requirements beyond data files, in the benchmarks' order."""
+    return tuple(r for bench in benchmarks().values() for r in bench.requirements)
+
+
 def predict_only_env() -> tuple[str, ...]:
     """Every benchmark's scoring-model variables that --predict_only switches off."""
     return tuple(dict.fromkeys(var for bench in benchmarks().values() for var in bench.predict_only_env))
+
+
+def benchmark_commands() -> dict[str, tuple[str, str]]:
+    """{subcommand: (help, "module:function")} every benchmark adds to `lm-eval-persian`."""
+    return {name: (help_, target) for bench in benchmarks().values() for name, help_, target in bench.commands}
 
 
 def signed_metrics() -> frozenset[str]:
@@ -316,7 +345,9 @@ __all__ = [
     "UNPUBLISHED",
     "Benchmark",
     "Dataset",
+    "Requirement",
     "all_datasets",
+    "all_requirements",
     "rows_summary",
     "source_loader",
     "BreakdownCharts",
@@ -326,6 +357,7 @@ __all__ = [
     "MetricsChart",
     "ModelsChart",
     "TasksChart",
+    "benchmark_commands",
     "benchmark_folders",
     "benchmark_of",
     "benchmarks",

@@ -84,29 +84,29 @@ def test_a_corrected_annotation_file_changes_the_ranges(tmp_path):
 @pytest.mark.parametrize(
     "name, row, changes, message",
     [
-        ("annotations.jsonl", 5, {"pick": 6}, "row 5: field 'pick' has value 6, expected a response number 1-5"),
-        ("annotations.jsonl", 0, {"pick": 0}, "row 0: field 'pick' has value 0"),
-        ("annotations.jsonl", 3, {"pick": "x"}, "row 3: field 'pick' expected int"),
-        ("annotations.jsonl", 2, {"pick": None}, "row 2: field 'pick' is missing"),
-        ("annotations.jsonl", 7, {"country": "France"}, "row 7: field 'country' has value 'France'"),
+        ("annotations.jsonl", 5, {"pick": 6}, "row 6: field 'pick' has value 6, expected a response number 1-5"),
+        ("annotations.jsonl", 0, {"pick": 0}, "row 1: field 'pick' has value 0"),
+        ("annotations.jsonl", 3, {"pick": "x"}, "row 4: field 'pick' expected int"),
+        ("annotations.jsonl", 2, {"pick": None}, "row 3: field 'pick' is missing"),
+        ("annotations.jsonl", 7, {"country": "France"}, "row 8: field 'country' has value 'France'"),
         ("annotations.jsonl", 7, {"country": "Iran"}, "Iranian picks go into annotations_iran.jsonl"),
         (
             "annotations.jsonl",
             9,
             {"conversation_id": "c99"},
-            "row 9: field 'conversation_id' value 'c99' names no conversation",
+            "row 10: field 'conversation_id' value 'c99' names no conversation",
         ),
         (
             "annotations.jsonl",
             1,
             {"annotator": "america-1"},
-            "row 1: field 'annotator' 'america-1' already picked for conversation 'c1' in America (row 0)",
+            "row 2: field 'annotator' 'america-1' already picked for conversation 'c1' in America (row 1)",
         ),
-        ("conversations.jsonl", 2, {"relationship": "Cousins"}, "row 2: field 'relationship' has value 'Cousins'"),
-        ("conversations.jsonl", 4, {"stylistic_axis": "Humour"}, "row 4: field 'stylistic_axis' has value 'Humour'"),
-        ("conversations.jsonl", 1, {"response_3": "  "}, "row 1: field 'response_3' is empty"),
-        ("conversations.jsonl", 3, {"first_turn": _DROP}, "row 3: field 'first_turn' is missing"),
-        ("conversations.jsonl", 5, {"id": "c1"}, "row 5: field 'id' value 'c1' repeats row 0"),
+        ("conversations.jsonl", 2, {"relationship": "Cousins"}, "row 3: field 'relationship' has value 'Cousins'"),
+        ("conversations.jsonl", 4, {"stylistic_axis": "Humour"}, "row 5: field 'stylistic_axis' has value 'Humour'"),
+        ("conversations.jsonl", 1, {"response_3": "  "}, "row 2: field 'response_3' is empty"),
+        ("conversations.jsonl", 3, {"first_turn": _DROP}, "row 4: field 'first_turn' is missing"),
+        ("conversations.jsonl", 5, {"id": "c1"}, "row 6: field 'id' value 'c1' repeats row 1"),
     ],
 )
 def test_bad_rows_are_named_before_any_model_time(tmp_path, name, row, changes, message):
@@ -197,7 +197,7 @@ def test_iranian_file_holds_only_iranian_picks(tmp_path):
     root = data_dir_with_iran(tmp_path)
     path = _edit(root, "annotations_iran.jsonl", 4, country="japan")
     with pytest.raises(
-        DataSchemaError, match=rf"{path}: row 4: field 'country' has value 'japan', expected one of \['Iran'\]"
+        DataSchemaError, match=rf"{path}: row 5: field 'country' has value 'japan', expected one of \['Iran'\]"
     ):
         utils.load_iran(data_dir=str(root))
 

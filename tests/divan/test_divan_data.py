@@ -172,7 +172,7 @@ def _expect(tmp_path, name, rows, *fragments):
 def test_missing_field(tmp_path):
     rows = _rows("factual.jsonl")
     del rows[2]["option_c"]
-    _expect(tmp_path, "factual.jsonl", rows, "row 2", "'option_c'", "missing")
+    _expect(tmp_path, "factual.jsonl", rows, "row 3", "'option_c'", "missing")
 
 
 def test_missing_column_everywhere_lists_columns_found(tmp_path):
@@ -183,34 +183,34 @@ def test_missing_column_everywhere_lists_columns_found(tmp_path):
 def test_bad_polarity(tmp_path):
     rows = _rows("binary.jsonl")
     rows[3]["polarity"] = "pos"
-    _expect(tmp_path, "binary.jsonl", rows, "row 3", "'polarity'", "'pos'")
+    _expect(tmp_path, "binary.jsonl", rows, "row 4", "'polarity'", "'pos'")
 
 
 def test_unpaired_pair_id(tmp_path):
     rows = _rows("binary.jsonl")
     rows[5]["pair_id"] = "lonely"  # sweeping loses its negative, "lonely" has no positive
-    _expect(tmp_path, "binary.jsonl", rows, "row 4", "'pair_id'", "'sweeping'", "no negative")
+    _expect(tmp_path, "binary.jsonl", rows, "row 5", "'pair_id'", "'sweeping'", "no negative")
 
 
 def test_pair_with_two_positives(tmp_path):
     rows = _rows("binary.jsonl")
     rows[1].update(polarity="positive", answer="yes")
-    _expect(tmp_path, "binary.jsonl", rows, "row 1", "'polarity'", "'elders'", "already has a positive", "(row 0)")
+    _expect(tmp_path, "binary.jsonl", rows, "row 2", "'polarity'", "'elders'", "already has a positive", "(row 1)")
 
 
 def test_answer_contradicts_polarity(tmp_path):
     rows = _rows("binary.jsonl")
     rows[0]["answer"] = "no"
-    _expect(tmp_path, "binary.jsonl", rows, "row 0", "'answer'", "'positive'")
+    _expect(tmp_path, "binary.jsonl", rows, "row 1", "'answer'", "'positive'")
 
 
 def test_bad_mcq_answer_and_duplicate_id(tmp_path):
     rows = _rows("scenario.jsonl")
     rows[1]["answer"] = "E"
-    _expect(tmp_path, "scenario.jsonl", rows, "row 1", "'answer'", "'E'")
+    _expect(tmp_path, "scenario.jsonl", rows, "row 2", "'answer'", "'E'")
     rows = _rows("scenario.jsonl")
     rows[2]["id"] = "s1"
-    _expect(tmp_path / "dup", "scenario.jsonl", rows, "row 2", "'id'", "repeats row 0")
+    _expect(tmp_path / "dup", "scenario.jsonl", rows, "row 3", "'id'", "repeats row 1")
 
 
 def test_lenient_spellings_are_normalised(tmp_path):
@@ -263,7 +263,7 @@ def test_hub_layout_as_guessed_is_mapped(monkeypatch):
 def test_hub_binary_without_pairs_names_the_row(monkeypatch):
     rows = _rows("binary.jsonl")[:3]  # elders pair + the negative of bread
     _fake_hub(monkeypatch, {"binary": rows})
-    with pytest.raises(DataSchemaError, match=r"hf:divanbench/divanbench@main split=train: row 2: field 'pair_id'"):
+    with pytest.raises(DataSchemaError, match=r"hf:divanbench/divanbench@main split=train: row 3: field 'pair_id'"):
         utils.load_items("binary", {})
 
 

@@ -93,5 +93,5 @@ def test_malformed_local_copy_is_one_line_before_generation(tmp_path):
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     out = _cli("run", "--tasks", "percul_en", "--model", "dummy", "--metadata", json.dumps({"data_dir": str(tmp_path)}))
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr[-3000:]
-    assert (f"  1. data [percul_en]: {path}: row 4: field 'Correct Choice' has value 7, "
+    assert (f"  1. data [percul_en]: {path}: row 5: field 'Correct Choice' has value 7, "
             "expected one of [1, 2, 3, 4]") in out.stderr.splitlines()  # fmt: skip

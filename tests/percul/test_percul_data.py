@@ -107,15 +107,15 @@ def test_category_spelling_is_matched_without_case(tmp_path):
         (
             3,
             {"Category": "Cuisine"},
-            "row 3: field 'Category' has value 'Cuisine', expected one of the 11 PerCul categories",
+            "row 4: field 'Category' has value 'Cuisine', expected one of the 11 PerCul categories",
         ),
-        (5, {"Correct Choice": 5}, "row 5: field 'Correct Choice' has value 5, expected one of [1, 2, 3, 4]"),
-        (0, {"Correct Choice": 0}, "row 0: field 'Correct Choice' has value 0, expected one of [1, 2, 3, 4]"),
-        (2, {"Correct Choice": "B"}, "row 2: field 'Correct Choice' expected int, got str 'B'"),
-        (7, {"Choice 3": "  "}, "row 7: field 'Choice 3' is empty"),
-        (8, {"Choice 1": None}, "row 8: field 'Choice 1' is missing (null)"),
-        (4, {"Story": ""}, "row 4: field 'Story' is empty"),
-        (6, {"ID": "1_O_FOO"}, "row 6: field 'ID' value '1_O_FOO' repeats row 0"),
+        (5, {"Correct Choice": 5}, "row 6: field 'Correct Choice' has value 5, expected one of [1, 2, 3, 4]"),
+        (0, {"Correct Choice": 0}, "row 1: field 'Correct Choice' has value 0, expected one of [1, 2, 3, 4]"),
+        (2, {"Correct Choice": "B"}, "row 3: field 'Correct Choice' expected int, got str 'B'"),
+        (7, {"Choice 3": "  "}, "row 8: field 'Choice 3' is empty"),
+        (8, {"Choice 1": None}, "row 9: field 'Choice 1' is missing (null)"),
+        (4, {"Story": ""}, "row 5: field 'Story' is empty"),
+        (6, {"ID": "1_O_FOO"}, "row 7: field 'ID' value '1_O_FOO' repeats row 1"),
     ],
 )
 def test_schema_errors_name_file_row_and_field(tmp_path, row, change, message):

@@ -6,7 +6,7 @@ benchmarks' own tests use (TaarofBench and TARAZ's BLEnD/ISN from ``../shared/da
 PerCul and CAC from ``tests/<benchmark>/fixtures``; ISN-SAQ's file written here, as
 ``tests/taraz/test_taraz_tasks.py`` does), laid out as a data dir (``tasks/<benchmark>/README.md``).
 
-Every row runs through ``lm_eval.simple_evaluate(model="hf", model_args="pretrained=<no such path>")``:
+Every row runs through ``lm_eval.simple_evaluate(model="hf", model_args="pretrained=<a folder, no model>")``:
 the pack's pre-flight must stop it with one ``PreflightError`` holding exactly one data problem; had
 the run gone past the pre-flight, loading the model path would have failed instead. One row per
 benchmark (``cli=True``) also runs through the real ``lm_eval run`` CLI, all in one call (lm-eval
@@ -31,7 +31,8 @@ import pytest
 
 from tests.reliability.pack_data import build_data_dir, csv_text
 
-NO_MODEL = "/nonexistent/model-that-would-be-a-15GB-download"
+# A folder (the pre-flight's model check passes) that no model loads from: reaching it would fail in transformers.
+NO_MODEL = str(Path(__file__).resolve().parent)
 # Persian written in Windows-1256 (the common non-UTF-8 encoding of Persian files).
 CP1256 = "سلام".encode("cp1256")
 MARK = "@@NOT-UTF8@@"
@@ -210,7 +211,7 @@ CASES = [
     Case("taarof", "empty string", "taarof_expected", TAAROF, put(3, "Annotations", "\u200c \u00a0"), 3, "Annotations",
          "is empty"),
     Case("taarof", "duplicate id", "taarof_expected_fa", "taarof/taarof-expected.fa.jsonl", same_id(4, 3, "row"), 4,
-         "row", "value 3 repeats row 3"),
+         "row", "value 3 repeats row 4"),
     Case("taarof", "non-UTF-8", "taarof_expected", TAAROF, not_utf8(9, "Context"), 9, "Context", NOT_UTF8, cli=True),
     Case("taarof", "truncated", "taarof_expected", TAAROF, cut_in("Utterance"), 310, "Utterance", CUT),
     # DivanBench
@@ -218,12 +219,12 @@ CASES = [
     Case("divan", "wrong type", "divan_binary", DIVAN_B, put(2, "id", ["b2n"]), 2, "id",
          "expected a string or integer id, got list"),
     Case("divan", "empty string", "divan_factual", DIVAN_F, put(0, "question", "  "), 0, "question", "is empty"),
-    Case("divan", "duplicate id", "divan_factual", DIVAN_F, same_id(2, 0, "id"), 2, "id", "repeats row 0"),
+    Case("divan", "duplicate id", "divan_factual", DIVAN_F, same_id(2, 0, "id"), 2, "id", "repeats row 1"),
     Case("divan", "broken pair (member missing)", "divan_binary", DIVAN_B, delete_row(3), 2, "pair_id",
          "has no positive statement", cli=True),
     Case("divan", "broken pair (two positives)", "divan_binary", DIVAN_B,
          edit(lambda rows: rows[1].update(polarity="positive", answer="yes")), 1, "polarity",
-         "already has a positive statement (row 0)"),
+         "already has a positive statement (row 1)"),
     Case("divan", "non-UTF-8", "divan_scenario", DIVAN_S, not_utf8(1, "question"), 1, "question", NOT_UTF8),
     Case("divan", "truncated", "divan_binary", DIVAN_B, cut_in("statement"), 5, "statement", CUT),
     # PerCul
@@ -231,7 +232,7 @@ CASES = [
     Case("percul", "wrong type", "percul", PERCUL_FA, put(4, "Correct Choice", "two"), 4, "Correct Choice",
          "expected int, got str 'two'"),
     Case("percul", "empty string", "percul", PERCUL_FA, put(2, "Choice 3", ""), 2, "Choice 3", "is empty"),
-    Case("percul", "duplicate id", "percul_en", PERCUL_EN, same_id(5, 1, "ID"), 5, "ID", "repeats row 1"),
+    Case("percul", "duplicate id", "percul_en", PERCUL_EN, same_id(5, 1, "ID"), 5, "ID", "repeats row 2"),
     Case("percul", "category outside the 11", "percul", PERCUL_FA, put(6, "Category", "Sports"), 6, "Category",
          "has value 'Sports', expected one of the 11 PerCul categories", cli=True),
     Case("percul", "non-UTF-8 (CSV)", "percul", "percul/original_persian.csv", percul_as_csv_not_utf8(3, "Story"), 3,
@@ -244,7 +245,7 @@ CASES = [
          "expected list, got str"),
     Case("taraz", "BLEnD empty string", "taraz_blend", BLEND, blend_set(30, "question", " "), 30, "question",
          "is empty"),
-    Case("taraz", "BLEnD duplicate id", "taraz_blend", BLEND, blend_duplicate(7, 2), 7, "id", "repeats row 2"),
+    Case("taraz", "BLEnD duplicate id", "taraz_blend", BLEND, blend_duplicate(7, 2), 7, "id", "repeats row 3"),
     Case("taraz", "BLEnD empty reference list", "taraz_blend", BLEND, blend_empty_answers(0), 0, "annotations",
          "group 1 has an empty 'answers' list", cli=True),
     Case("taraz", "BLEnD non-UTF-8", "taraz_blend", BLEND, blend_not_utf8(40), 40, "question", NOT_UTF8),
@@ -253,7 +254,7 @@ CASES = [
          lambda p: replace(p, p.read_text(encoding="utf-8").replace(",برخاستن\n", "\n")), 1, "answer",
          "is missing: the row has 2 of the header's 3 columns"),
     Case("taraz", "ISN-SAQ empty reference", "taraz_isn_saq", ISN_SAQ, put(2, "answer", " "), 2, "answer", "is empty"),
-    Case("taraz", "ISN-SAQ duplicate id", "taraz_isn_saq", ISN_SAQ, same_id(3, 0, "id"), 3, "id", "repeats row 0"),
+    Case("taraz", "ISN-SAQ duplicate id", "taraz_isn_saq", ISN_SAQ, same_id(3, 0, "id"), 3, "id", "repeats row 1"),
     Case("taraz", "ISN-SAQ non-UTF-8", "taraz_isn_saq", ISN_SAQ, not_utf8(2, "question"), 2, "question", NOT_UTF8),
     Case("taraz", "ISN-SAQ truncated (in a quoted field)", "taraz_isn_saq", ISN_SAQ,
          cut_in("question", quote_all=True), 3, "question", CUT),
@@ -267,7 +268,7 @@ CASES = [
     Case("cac", "missing field", "cac_america", CAC_C, drop(2, "response_3"), 2, "response_3", "is missing"),
     Case("cac", "wrong type", "cac_america", CAC_A, put(4, "pick", "five"), 4, "pick", "expected int, got str 'five'"),
     Case("cac", "empty string", "cac_america", CAC_C, put(1, "situation", ""), 1, "situation", "is empty"),
-    Case("cac", "duplicate id", "cac_cross_country", CAC_C, same_id(3, 0, "id"), 3, "id", "repeats row 0"),
+    Case("cac", "duplicate id", "cac_cross_country", CAC_C, same_id(3, 0, "id"), 3, "id", "repeats row 1"),
     Case("cac", "pick above 5", "cac_america", CAC_A, put(5, "pick", 6), 5, "pick",
          "has value 6, expected a response number 1-5", cli=True),
     Case("cac", "pick 0", "cac_iran", "cac/annotations_iran.jsonl", put(0, "pick", "0"), 0, "pick",
@@ -287,7 +288,7 @@ def corrupted_data_dir(tmp_path: Path, shared_data: Path, cases) -> Path:
 
 
 def assert_names_file_row_field(message: str, case: Case, root: Path) -> None:
-    where = re.escape(f"{root / case.file}: row {case.row}")
+    where = re.escape(f"{root / case.file}: row {case.row + 1}")  # rows counted from 1: the corrupted index + 1
     assert re.match(where + r"\b", message), f"{case.id}: {message}"
     assert f"field {case.field!r}" in message, f"{case.id}: {message}"
     assert case.says in message, f"{case.id}: {message}"

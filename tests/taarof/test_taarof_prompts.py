@@ -225,14 +225,14 @@ def test_persian_rendering_must_match_the_english_release(shared_data, tmp_path)
     lines = (utils.PERSIAN_DIR / "non-taarof.fa.jsonl").read_text(encoding="utf-8").splitlines()
     lines[4], lines[5] = lines[5], lines[4]
     (tmp_path / "taarof" / "non-taarof.fa.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(DataSchemaError, match=r"non-taarof\.fa\.jsonl: row 4: field 'row' is 5, expected 4"):
+    with pytest.raises(DataSchemaError, match=r"non-taarof\.fa\.jsonl: row 5: field 'row' is 5, expected 4"):
         utils.load_non_taarof_fa(data_dir=str(tmp_path), judge_model="none")
     fixed = [json.loads(line) for line in lines]
     fixed[4]["row"], fixed[5]["row"] = 4, 5
     (tmp_path / "taarof" / "non-taarof.fa.jsonl").write_text(
         "\n".join(json.dumps(r, ensure_ascii=False) for r in fixed) + "\n", encoding="utf-8"
     )
-    with pytest.raises(DataSchemaError, match=r"row 4: field 'source_sha1' does not match English scenario 4"):
+    with pytest.raises(DataSchemaError, match=r"row 5: field 'source_sha1' does not match English scenario 4"):
         utils.load_non_taarof_fa(data_dir=str(tmp_path), judge_model="none")
 
 

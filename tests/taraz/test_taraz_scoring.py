@@ -306,8 +306,12 @@ def test_local_gte_remote_code_dir_is_recognised(tmp_path, monkeypatch):
 
 
 def test_unloadable_model_is_one_clear_error(tmp_path):
-    with pytest.raises(embeddings.EmbeddingConfigError, match="could not be loaded"):
+    # not there at all: found (not) as every model is, before sentence-transformers is asked
+    with pytest.raises(embeddings.EmbeddingConfigError, match=r"embedding_model=\S+/no-such-model: no such folder"):
         embeddings.load_encoder(str(tmp_path / "no-such-model"))
+    (tmp_path / "empty").mkdir()  # there, but no model in it
+    with pytest.raises(embeddings.EmbeddingConfigError, match="could not be loaded"):
+        embeddings.load_encoder(str(tmp_path / "empty"))
 
 
 @pytest.mark.parametrize("value", ["abc", "0", "-4"])

@@ -61,7 +61,7 @@ def test_malformed_blend_is_named_by_row_and_field(shared_data, tmp_path):
     del data[key]["annotations"][0]["count"]
     (tmp_path / "taraz" / "blend_iran").mkdir(parents=True)
     (tmp_path / "taraz" / "blend_iran" / "Iran_data.json").write_text(json.dumps(data), encoding="utf-8")
-    with pytest.raises(DataSchemaError, match=r"Iran_data.json: row 2: field 'annotations' group 0 has no positive"):
+    with pytest.raises(DataSchemaError, match=r"Iran_data.json: row 3: field 'annotations' group 0 has no positive"):
         utils.load_blend(**settings(tmp_path))
 
 
@@ -81,7 +81,7 @@ def test_isn_saq_from_a_local_copy(tmp_path):
     assert docs[0]["id"] == "73" and docs[0]["references"] == ["چانه‌زنی"]
     assert utils.doc_to_text_question(docs[0]) == "در بازار ایران هنگام خرید با فروشندگان چه رفتاری رایج است؟"
     path.write_text("id,question,answer\n73,یک سوال,\n", encoding="utf-8")
-    with pytest.raises(DataSchemaError, match=r"row 0: field 'answer' is empty"):
+    with pytest.raises(DataSchemaError, match=r"row 1: field 'answer' is empty"):
         utils.load_isn_saq(**settings(tmp_path))
 
 

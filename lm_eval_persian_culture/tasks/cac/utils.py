@@ -213,7 +213,7 @@ def load_conversations(settings: Mapping | None = None) -> tuple[list[dict], str
     origin = _path(CONVERSATIONS, settings)
     seen: dict[str, int] = {}
     conversations = []
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, start=1):  # rows counted from 1, as in every error the pack names a row in
         key = str(row["id"]).strip()
         if key in seen:
             raise DataSchemaError(f"{origin}: row {i}: field 'id' value {row['id']!r} repeats row {seen[key]}")
@@ -247,7 +247,7 @@ def load_picks(
     known = set(conversation_ids)
     picks: dict[tuple[str, str], list[int]] = {}
     by_annotator: dict[tuple[str, str, str], int] = {}
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, start=1):  # rows counted from 1
         conv = str(row["conversation_id"]).strip()
         if conv not in known:
             raise DataSchemaError(

@@ -204,7 +204,7 @@ def _origin(kind: str, settings: Mapping | None) -> str:
 
 def _check_unique_ids(rows: Sequence[dict], origin: str) -> None:
     seen: dict[str, int] = {}
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, start=1):  # rows counted from 1
         key = str(row["id"])
         if key in seen:
             raise DataSchemaError(f"{origin}: row {i}: field 'id' value {row['id']!r} repeats row {seen[key]}")
@@ -214,7 +214,7 @@ def _check_unique_ids(rows: Sequence[dict], origin: str) -> None:
 def _check_pairs(rows: Sequence[dict], origin: str) -> None:
     """Every pair_id: exactly one positive and one negative statement; answers follow polarity."""
     members: dict[str, dict[str, int]] = {}
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, start=1):  # rows counted from 1
         pair, polarity = str(row["pair_id"]), row["polarity"]
         expected = "yes" if polarity == "positive" else "no"
         if _YES_NO[row["answer"].strip().lower()] != expected:

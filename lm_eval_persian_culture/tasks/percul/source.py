@@ -160,7 +160,7 @@ def hub_error(split: str, err: BaseException) -> DataNotFoundError:
 
 def _check_unique_ids(rows, origin: str) -> None:
     seen: dict[str, int] = {}
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, start=1):  # rows counted from 1
         key = str(row["ID"]).strip()
         if key in seen:
             raise DataSchemaError(f"{origin}: row {i}: field 'ID' value {row['ID']!r} repeats row {seen[key]}")

@@ -93,8 +93,61 @@ def group_yaml(group: str) -> str:
     )
 
 
+JUDGE_CHECK_DEVIATIONS = (
+    "not the paper's 50 labels (never published): the pack's own labelled set (tasks/taarof/judge_check/, "
+    "labels written by an AI assistant from each item's annotation, not by native speakers; see the README) "
+    "or a team's own file (judge_check_file); the verdict is read from the start of the answer (Yes/No, also "
+    "Persian), anything else counted in no_verdict and left out of agreement (agreement_strict counts it as a "
+    "disagreement); Persian-condition items show the judge the pack's Persian rendering of the expectation"
+)
+
+
+def judge_check_yaml() -> str:
+    """taarof_judge_check: the evaluated model is the candidate judge (the paper's judge check, sec. 3)."""
+    from lm_eval_persian_culture.judge.settings import PAPER_SYSTEM_PROMPT, VERDICT_MAX_TOKENS
+    from lm_eval_persian_culture.tasks.taarof.judge_check import TASK_AGGREGATIONS, TASK_LOWER_IS_BETTER
+
+    lines = [
+        HEADER,
+        "# The paper's judge check (sec. 3 'Evaluation Protocol') with the evaluated model as the judge: the",
+        "# prompt is the paper's judge prompt for a labelled reply, the answer is parsed as the verdict.",
+        "task: taarof_judge_check",
+        "tag:",
+        "  - taarof_judge",
+        "dataset_path: json  # unused: docs come from custom_dataset",
+        "custom_dataset: !function utils.load_judge_check",
+        "output_type: generate_until",
+        "test_split: test",
+        "doc_to_text: !function utils.doc_to_text_judge_check",
+        "doc_to_target: !function utils.doc_to_target_judge_check",
+        'target_delimiter: ""',
+        "# The system prompt of the authors' judge call (evaluation.py), as the pack's judge sends it.",
+        f'description: "{PAPER_SYSTEM_PROMPT}"',
+        "# The paper's judge: temperature 0. A Yes/No verdict is read from the start of the answer.",
+        "generation_kwargs:",
+        "  until: []",
+        "  do_sample: false",
+        f"  max_gen_toks: {VERDICT_MAX_TOKENS}",
+        "# Zero-shot: exemplars would be other labelled items with their labels.",
+        "fewshot_config:",
+        "  sampler: !function utils.ZeroShotOnly",
+        "process_results: !function utils.process_results_judge_check",
+        *metric_list(TASK_AGGREGATIONS, lambda name: name not in TASK_LOWER_IS_BETTER),
+        "metadata:",
+        "  version: 1.0",
+        '  paper: "Gohari Sadr et al., We Politely Insist: Your LLM Must Learn the Persian Art of Taarof, EMNLP 2025"',
+        "  judge_reply_format: paper",
+        '  paper_reference: "GPT-4 (temperature 0) vs human labels: 94% agreement, n=50 (sec. 3)"',
+        "  paper_reference_agreement: 0.94",
+        "  paper_reference_n: 50",
+        f'  deviations: "{JUDGE_CHECK_DEVIATIONS}"',
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def expected_files() -> dict[Path, str]:
     files = {HERE / f"{t}.yaml": task_yaml(t) for t in TASKS}
+    files[HERE / "taarof_judge_check.yaml"] = judge_check_yaml()
     files.update({HERE / f"{g}.yaml": group_yaml(g) for g in GROUPS})
     return files
 

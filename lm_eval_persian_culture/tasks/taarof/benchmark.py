@@ -7,8 +7,15 @@ from lm_eval_persian_culture.tasks._benchmark import (
     ConditionChart,
     Dataset,
     ModelsChart,
+    Requirement,
     rows_summary,
 )
+
+
+def _judge_requirement(settings: dict) -> tuple[bool, str]:
+    from lm_eval_persian_culture.judge.filter import judge_requirement
+
+    return judge_requirement(settings)
 
 
 def _load_taarof(settings: dict) -> str:
@@ -65,6 +72,14 @@ BENCHMARK = Benchmark(
         ),
         BreakdownCharts(),
     ),
+    commands=(
+        (
+            "judge-check",
+            "agreement of configured judges with human labels (the paper's judge check)",
+            "lm_eval_persian_culture.tasks.taarof.judge_check_command:main",
+        ),
+    ),
+    requirements=(Requirement("judge", ("taarof*",), _judge_requirement),),  # every task is judged
     datasets=(
         Dataset(
             "TaarofBench",

@@ -30,7 +30,7 @@ from lm_eval_persian_culture.data.sources import (
 from lm_eval_persian_culture.errors import PackUserError
 from lm_eval_persian_culture.judge.filter import prepare_judge, run_judge
 from lm_eval_persian_culture.scoring.records import lm_eval_filter, make_process_results
-from lm_eval_persian_culture.tasks.taarof import prompts
+from lm_eval_persian_culture.tasks.taarof import judge_check, prompts
 from lm_eval_persian_culture.tasks.taarof.aggregations import (
     judge_accuracy,
     judge_accuracy_paper,
@@ -190,10 +190,10 @@ def _persian_rows(split: str, settings: dict, english: list[dict]) -> tuple[list
         raise DataSchemaError(f"{path}: {len(fa_rows)} rows, but the English release has {len(english)}")
     for i, (fa, en) in enumerate(zip(fa_rows, english)):
         if fa["row"] != i:
-            raise DataSchemaError(f"{path}: row {i}: field 'row' is {fa['row']}, expected {i}")
+            raise DataSchemaError(f"{path}: row {i + 1}: field 'row' is {fa['row']}, expected {i}")
         if fa["source_sha1"] != scenario_sha1(en):
             raise DataSchemaError(
-                f"{path}: row {i}: field 'source_sha1' does not match English scenario {i} "
+                f"{path}: row {i + 1}: field 'source_sha1' does not match English scenario {i} "
                 f"(the rendering was made for a different release)"
             )
     return fa_rows, f"{path} sha256:{sha256_file(path)}"
@@ -337,3 +337,45 @@ gender_discordant_male = GENDER_TEST_AGGREGATIONS["gender_discordant_male"]
 gender_mcnemar_p = GENDER_TEST_AGGREGATIONS["gender_mcnemar_p"]
 accuracy_expected = TYPE_AGGREGATIONS["accuracy_expected"]
 accuracy_non_taarof = TYPE_AGGREGATIONS["accuracy_non_taarof"]
+
+
+# --------------------------------------------------------------------------- judge check (judge_check.py)
+# taarof_judge_check: the evaluated model is the candidate judge, asked the paper's judge prompt for a
+# labelled reply; its answer is read with the pack's Yes/No parser and compared with the human label.
+RELEASE = judge_check.Release(_rows, _persian_rows, scenario_sha1, SCENARIO_FIELDS, reply_format)
+
+
+def load_judge_check(**settings):
+    docs, provenance = judge_check.load_docs(RELEASE, settings)
+    return {"test": to_dataset(docs, provenance)}
+
+
+def doc_to_text_judge_check(doc: dict) -> str:
+    return judge_check.judge_prompt_of(doc)
+
+
+def doc_to_target_judge_check(doc: dict) -> str:
+    return "Yes" if int(doc["label"]) else "No"
+
+
+process_results_judge_check = make_process_results(
+    lambda doc, results: judge_check.task_record(doc, results[0]), tuple(judge_check.TASK_AGGREGATIONS)
+)
+agreement = judge_check.TASK_AGGREGATIONS["agreement"]
+agreement_ci95_low = judge_check.TASK_AGGREGATIONS["agreement_ci95_low"]
+agreement_ci95_high = judge_check.TASK_AGGREGATIONS["agreement_ci95_high"]
+agreement_strict = judge_check.TASK_AGGREGATIONS["agreement_strict"]
+kappa = judge_check.TASK_AGGREGATIONS["kappa"]
+no_verdict = judge_check.TASK_AGGREGATIONS["no_verdict"]
+label_yes_judge_yes = judge_check.TASK_AGGREGATIONS["label_yes_judge_yes"]
+label_yes_judge_no = judge_check.TASK_AGGREGATIONS["label_yes_judge_no"]
+label_no_judge_yes = judge_check.TASK_AGGREGATIONS["label_no_judge_yes"]
+label_no_judge_no = judge_check.TASK_AGGREGATIONS["label_no_judge_no"]
+agreement_expected = judge_check.TASK_AGGREGATIONS["agreement_expected"]
+agreement_non_taarof = judge_check.TASK_AGGREGATIONS["agreement_non_taarof"]
+agreement_en = judge_check.TASK_AGGREGATIONS["agreement_en"]
+agreement_fa = judge_check.TASK_AGGREGATIONS["agreement_fa"]
+kappa_expected = judge_check.TASK_AGGREGATIONS["kappa_expected"]
+kappa_non_taarof = judge_check.TASK_AGGREGATIONS["kappa_non_taarof"]
+kappa_en = judge_check.TASK_AGGREGATIONS["kappa_en"]
+kappa_fa = judge_check.TASK_AGGREGATIONS["kappa_fa"]

@@ -6,8 +6,22 @@ from lm_eval_persian_culture.tasks._benchmark import (
     Benchmark,
     Dataset,
     MetricsChart,
+    Requirement,
     source_loader,
 )
+
+
+def _embedding_requirement(settings: dict) -> tuple[bool, str]:
+    from lm_eval_persian_culture.tasks.taraz.embeddings import embedding_requirement
+
+    return embedding_requirement(settings)
+
+
+def _judge_requirement(settings: dict) -> tuple[bool, str]:
+    from lm_eval_persian_culture.judge.filter import judge_requirement
+
+    return judge_requirement(settings)
+
 
 TARAZ_UTILS = "lm_eval_persian_culture.tasks.taraz.utils"
 
@@ -33,7 +47,11 @@ BENCHMARK = Benchmark(
         "TARAZ's embedding metrics also need a sentence-embedding model (`embedding_model`; "
         "see lm_eval_persian_culture/tasks/taraz/README.md)."
     ),
-    predict_only_env=("PERSIAN_CULTURE_EMBEDDING_MODEL",),  # tasks/taraz/embeddings.EMBEDDING_MODEL_ENV
+    predict_only_env=("PERSIAN_CULTURE_EMBEDDING_MODEL",),
+    requirements=(
+        Requirement("embedding model", ("taraz*",), _embedding_requirement),  # every TARAZ task scores embed_match
+        Requirement("judge", ("taraz*judged",), _judge_requirement),  # the judged variants alone
+    ),  # tasks/taraz/embeddings.EMBEDDING_MODEL_ENV
     # TARAZ's PerCul-SAQ questions are PerCul's stories: its tasks read PerCul's dataset too
     reads_datasets=(("PerCul", ("taraz_percul_saq*", "taraz", "taraz_judged")),),
     datasets=(

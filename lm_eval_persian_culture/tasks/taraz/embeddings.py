@@ -170,6 +170,15 @@ def _native_gte_source(name: str) -> str | None:
 def load_encoder(name: str) -> Encoder:
     """The sentence-transformers model, loaded once per process."""
     if name not in _encoders:
+        from lm_eval_persian_culture.data.hub import ModelNotFound, locate_model
+
+        try:  # a local folder, a cached snapshot or a reachable hub, found before torch is imported
+            locate_model(name, f"embedding_model={name}")
+        except ModelNotFound as err:
+            raise EmbeddingConfigError(
+                f"{err}. Set embedding_model (--metadata or ${EMBEDDING_MODEL_ENV}) to a local folder holding the "
+                "model, or 'none' to leave the embedding metrics out"
+            ) from None
         check_compatible(name)
         try:
             from sentence_transformers import SentenceTransformer
@@ -210,6 +219,22 @@ def batch_size() -> int:
     if size < 1:
         raise EmbeddingConfigError(f"{EMBEDDING_BATCH_ENV}={value!r}: give a positive whole number (the default is 64)")
     return size
+
+
+def embedding_requirement(settings: Mapping[str, Any] | None) -> tuple[bool, str]:
+    """(met, detail) for ``lm-eval-persian data``: the run's embedding model is a local folder, a cached hub
+    snapshot or on a reachable hub (``data.hub.locate_model``; nothing is loaded), or switched off."""
+    from lm_eval_persian_culture.data.hub import ModelNotFound, locate_model
+
+    name, source = embedding_model_source(settings)
+    if is_disabled(name):
+        return True, "embedding_model=none: the embedding metrics are left out"
+    try:
+        where = locate_model(name, f"embedding_model={name}")
+    except ModelNotFound as err:
+        return False, f"{err} (set by {source}); or embedding_model=none to leave the embedding metrics out"
+    shown = {"directory": "a local folder", "cache": "in the hub cache", "hub": "on the hub"}[where.source]
+    return True, f"embedding model {name} ({source}): {shown}"
 
 
 def prepare_embedding_model(settings: Mapping[str, Any] | None) -> str:
