@@ -52,6 +52,7 @@ REPRESENTATIVES = {
     "taarof_non_taarof_fa": "judged",  # Persian condition
     "taarof_gender": "judged",  # gender pairs, paired aggregations
     "taarof_combined": "judged",  # both splits, per-topic figures
+    "taarof_judge_check": "model_as_judge",  # the evaluated model is the judge: its reply is read as a verdict
     "divan_factual_sp1": "choice",  # one system prompt
     "divan_scenario": "choice",  # the five system prompts, mean and spread
     "divan_binary_sp2": "yes_no",
@@ -109,6 +110,9 @@ def evaluate(data_dir, embedder, server, cache_dir, monkeypatch) -> dict:
     )  # fmt: skip
 
 
+UNFILTERED = ("completion", "model_as_judge")  # no filter: the filtered response is the reply itself
+
+
 def records(res: dict, task: str) -> list[dict]:
     """Each doc's filter record (a JSON string; GhazalBench's completion has no filter: the reply itself), with
     the doc's type and, for the new option and completion paths, the per-doc values process_results gave."""
@@ -116,10 +120,10 @@ def records(res: dict, task: str) -> list[dict]:
     for sample in sorted(res["samples"][task], key=lambda s: s["doc_id"]):
         path = REPRESENTATIVES[task]
         filtered = sample["filtered_resps"][0]
-        record = {"reply": filtered} if path == "completion" else json.loads(filtered)
+        record = {"reply": filtered} if path in UNFILTERED else json.loads(filtered)
         record.pop("judge_cached", None)
         record["_doc_type"] = sample["doc"].get("type")
-        if path in ("option", "completion"):
+        if path in ("option", *UNFILTERED):
             record["_values"] = {name: sample[name] for name in sample["metrics"]}
         out.append(record)
     return out
@@ -266,5 +270,18 @@ def check_task(task: str, path: str, results: dict, recs: list[dict]) -> None:
                                     "format_error_rate": 1.0}, (task, kind)  # fmt: skip
         assert metric("complete_rate", "none") == 0.0 and metric("partial_rate", "none") == 0.0, task
         assert metric("non_retrieval_rate", "none") == 1.0 and metric("format_error_rate", "none") == 1.0, task
+    elif path == "model_as_judge":  # taarof_judge_check (tasks/taarof/judge_check.py): the reply is the verdict
+        # The verdict is read by the judge parser, which takes a Yes/No (بله/خیر) only at the start of the
+        # answer: none of these replies starts with one ("... answer Yes" ends with it), so no item has a
+        # verdict. Agreement is over the items with one (none: NaN, as are its interval and kappa); the strict
+        # agreement counts an item without one as a disagreement (0 of n); no_verdict counts them (n).
+        for kind, r in zip(kinds, recs):
+            value = r["_values"]["agreement"]
+            assert value["verdict"] is None and value["label"] in (0, 1), (task, kind)
+        assert metric("no_verdict", "none") == n and metric("agreement_strict", "none") == 0.0, task
+        for name in ("agreement", "agreement_ci95_low", "agreement_ci95_high", "kappa", "agreement_en"):
+            assert metric(name, "none") != metric(name, "none"), (task, name)  # NaN: no item was judged
+        for name in ("label_yes_judge_yes", "label_yes_judge_no", "label_no_judge_yes", "label_no_judge_no"):
+            assert metric(name, "none") == 0, (task, name)
     else:  # pragma: no cover
         raise AssertionError(f"unknown path {path}")
