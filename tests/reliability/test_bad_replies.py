@@ -9,8 +9,8 @@ benchmark folder): MCQ extraction (DivanBench factual/scenario, PerCul in Persia
 embeddings (TARAZ, the tiny offline embedder of tests/taraz), CAC picks, option picks read by the shared
 option-task helper (MasalBench's two tasks, GhazalBench's recognition with three options and with two),
 GhazalBench's completion (scored as the authors' calcRecallPersian.py / calcRecallEnglish.py score it),
-and judged tasks (TaarofBench's conditions, TARAZ's judged variant) against a scripted local judge over
-HTTP.
+judged tasks (TaarofBench's conditions, TARAZ's judged variant) against a scripted local judge over
+HTTP, and TaarofBench's judge check (the evaluated model is the judge; its reply is read as a verdict).
 
 Asserted: nothing crashes; two runs (each with a fresh judge cache) give identical results and
 per-sample records; and the values worked out by hand: none of these replies states an option, a
@@ -21,7 +21,7 @@ when it has no sentence (empty, whitespace), and is judged by the scripted judge
 for the reply with an emoji); DivanBench's, MasalBench's and GhazalBench's LLM extractors (the same
 server) answer NONE. No reply is ``<answer>...</answer>``, so every GhazalBench completion is a format
 error, scored as the authors' script scores it: an empty prediction against the gold hemistich, i.e.
-Non-Retrieval.
+Non-Retrieval. None starts with a verdict, so the judge check reads none (no_verdict n, agreement NaN).
 """
 
 from __future__ import annotations
