@@ -3,6 +3,8 @@
 TaarofBench and TARAZ (BLEnD, ISN) come from ``../shared/data``; DivanBench, PerCul and CAC from the
 fixtures their own tests use (``tests/<benchmark>/fixtures``); TaarofBench's Persian rendering from the
 package; ISN-SAQ's file (unpublished) is written here in its documented schema (id, question, answer).
+Every other benchmark folder (MasalBench, GhazalBench, and any added later) is found by folder, as
+``tests/benchmark_data.py`` finds it: its fixtures in the data-dir layout, else ``../shared/data/<benchmark>``.
 Files are linked, not copied: a test that corrupts one replaces the link with a real file.
 """
 
@@ -11,6 +13,9 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+
+from lm_eval_persian_culture.tasks._benchmark import benchmark_folders
+from tests.benchmark_data import benchmark_data_source
 
 REPO = Path(__file__).resolve().parents[2]
 TESTS = REPO / "tests"
@@ -40,6 +45,12 @@ def build_data_dir(root: Path, shared_data: Path) -> Path:
     for folder in ("divan/fixtures/divan", "percul/fixtures/percul", "cac/fixtures/cac"):
         for f in (TESTS / folder).iterdir():
             links[f"{Path(folder).name}/{f.name}"] = f
+    named = {rel.split("/", 1)[0] for rel in links}
+    for bench in benchmark_folders():  # the rest, found by folder (MasalBench, GhazalBench, ...)
+        source = benchmark_data_source(bench.name, shared_data)
+        if bench.name not in named and source is not None:
+            for f in source.iterdir():
+                links[f"{bench.name}/{f.name}"] = f
     for rel, target in links.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).symlink_to(target)
