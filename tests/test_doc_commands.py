@@ -38,6 +38,8 @@ NOT_RUN_HERE = [
      "the judge it serves is this test's local server (the shim points 127.0.0.1 at it)"),
     (r"data_parallel_size=", "vLLM data parallel needs Ray and GPUs",
      "tests/test_served_models.py drives lm-eval's vLLM backend"),
+    (r"parallelize=True", "splits one model across GPUs (accelerate's device map; on a CPU torch asks for CUDA)",
+     "lm-eval's own HF backend option; the pack adds nothing to it"),
     (r"^accelerate launch ", "a multi-GPU launch", "tests/multiproc/test_launches.py: the same loop, 2 CPU processes"),
     (r"^torchrun ", "a multi-GPU launch", "tests/multiproc/test_launches.py: the same loop, 2 CPU processes"),
     (r"--model local-completions ", "loglikelihood from a served model needs prompt logprobs (llama.cpp's server)",

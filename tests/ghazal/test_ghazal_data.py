@@ -135,18 +135,18 @@ def _column(sheet, name: str) -> int:
 
 
 def test_malformed_files_name_file_row_and_field(settings, tmp_path):
-    def no_separator(sheet):  # data row 3 is sheet row 5 (row 1 is the header)
+    def no_separator(sheet):  # data row 4 (rows counted from 1) is sheet row 5 (sheet row 1 is the header)
         sheet.cell(5, _column(sheet, "Couplet Text")).value = "یک مصراع بی جداکننده"
 
     bad = _copy_with(settings, tmp_path / "a", "completionQsHafez.xlsx", no_separator)
-    with pytest.raises(DataSchemaError, match=r"completionQsHafez\.xlsx: row 3: field 'Couplet Text' expected"):
+    with pytest.raises(DataSchemaError, match=r"completionQsHafez\.xlsx: row 4: field 'Couplet Text' expected"):
         completion_docs("hafez", "name", bad)
 
     def unknown_role(sheet):
         sheet.cell(2, _column(sheet, "Answer Key")).value = "{'الف': 'Same Poet', 'ب': 'Correct', 'ج': 'Other'}"
 
     bad = _copy_with(settings, tmp_path / "b", "multipleChoiceQsSaadi.xlsx", unknown_role)
-    with pytest.raises(DataSchemaError, match=r"multipleChoiceQsSaadi\.xlsx: row 0: field 'Answer Key' has unknown"):
+    with pytest.raises(DataSchemaError, match=r"multipleChoiceQsSaadi\.xlsx: row 1: field 'Answer Key' has unknown"):
         recognition_docs("saadi", "baseline", bad)
 
     def other_template(sheet):  # a Hafez prompt worded differently: no single template for Saadi's
@@ -154,7 +154,7 @@ def test_malformed_files_name_file_row_and_field(settings, tmp_path):
         cell.value = cell.value.replace("لطفاً", "لطفا")
 
     bad = _copy_with(settings, tmp_path / "c", "completionQsHafez.xlsx", other_template)
-    with pytest.raises(DataSchemaError, match=r"field 'Question \(Name\)': rows 0 and 10 use different templates"):
+    with pytest.raises(DataSchemaError, match=r"field 'Question \(Name\)': rows 1 and 11 use different templates"):
         completion_docs("saadi", "name", bad)
 
 

@@ -114,21 +114,21 @@ def _bad_copy(tmp_path: Path, filename: str, row: int, field: str, change) -> Pa
     "filename, row, field, change, message",
     [
         ("contextualQuestions.csv", 2, "Answer Key", lambda v: v.replace("'Literal Trap'", "'Literal'"),
-         "row 2: field 'Answer Key' has role 'Literal', expected one of ['Correct', 'Literal Trap', "
+         "row 3: field 'Answer Key' has role 'Literal', expected one of ['Correct', 'Literal Trap', "
          "'Plausible but Wrong', 'Irrelevant']"),
         ("contextualQuestions.csv", 0, "Answer Key", lambda v: v.replace("'Literal Trap'", "'Correct'"),
-         "row 0: field 'Answer Key' has 2 options marked 'Correct', expected exactly 1"),
+         "row 1: field 'Answer Key' has 2 options marked 'Correct', expected exactly 1"),
         ("contextualQuestions.csv", 3, "Answer Key", lambda v: "ج",
-         "row 3: field 'Answer Key' is not a dict literal such as {'الف': 'Correct', ...}: 'ج'"),
+         "row 4: field 'Answer Key' is not a dict literal such as {'الف': 'Correct', ...}: 'ج'"),
         ("contextualQuestions.csv", 4, "Question", lambda v: v.rsplit("\n", 1)[0],
-         "row 4: field 'Question' has 3 options, expected 4 (الف, ب, ج, د)"),
+         "row 5: field 'Question' has 3 options, expected 4 (الف, ب, ج, د)"),
         ("contextualQuestions.csv", 5, "Question", lambda v: v.replace("گزینه‌ها:", "Options:"),
-         "row 5: field 'Question' has no line «گزینه‌ها:» before the options"),
+         "row 6: field 'Question' has no line «گزینه‌ها:» before the options"),
         ("crossCulturalQuestions.csv", 1, "Answer Key", lambda v: "{'الف': 'Irrelevant', 'ج': 'Equivalent'}",
-         "row 1: field 'Answer Key' names options ['الف', 'ج'], the question has ['الف', 'ب']"),
+         "row 2: field 'Answer Key' names options ['الف', 'ج'], the question has ['الف', 'ب']"),
         ("crossCulturalQuestions.csv", 3, "Question", lambda v: v.replace("ب) ", "ج) "),
-         "row 3: field 'Question' option line 2 «ج) Cheaters never prosper.» is not «ب) ...»"),
-        ("crossCulturalQuestions.csv", 2, "Question", lambda v: " ", "row 2: field 'Question' is empty"),
+         "row 4: field 'Question' option line 2 «ج) Cheaters never prosper.» is not «ب) ...»"),
+        ("crossCulturalQuestions.csv", 2, "Question", lambda v: " ", "row 3: field 'Question' is empty"),
     ],
 )  # fmt: skip
 def test_schema_errors_name_file_row_and_field(tmp_path, filename, row, field, change, message):

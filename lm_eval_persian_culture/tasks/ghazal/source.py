@@ -138,7 +138,7 @@ def completion_template(hafez_rows: list[Mapping[str, Any]], cue: str, origin: s
     of the item's texts; every row must give the same template (else the file is not the release's)."""
     column = COMPLETION_CUES[cue]
     templates: dict[str, int] = {}
-    for i, row in enumerate(hafez_rows):
+    for i, row in enumerate(hafez_rows, start=1):  # rows counted from 1, as data/sources.py counts them
         where = f"{origin}: row {i}: field {column!r}"
         text = _replace_last(row[column], "first_verse", row["Couplet Text"].split(SEPARATOR)[0], "{first}", where)
         if cue in ("prose", "para"):
@@ -206,7 +206,7 @@ def completion_docs(poet: str, cue: str, settings: Mapping[str, Any] | None = No
         POETS["hafez"], POETS["saadi"]
     )
     docs = []
-    for i, (row, mc) in enumerate(zip(saadi, recognition)):
+    for i, (row, mc) in enumerate(zip(saadi, recognition), start=1):
         same = (row["Ghazal Number"], row["Couplet Number"], row["Couplet Text"]) == (
             mc["Ghazal Number"],
             mc["Couplet Number"],
@@ -238,7 +238,7 @@ def recognition_docs(poet: str, cue: str, settings: Mapping[str, Any] | None = N
     question_column, key_column = RECOGNITION_CUES[cue]
     origin = SOURCES[f"recognition_{poet}"].filename
     docs = []
-    for i, r in enumerate(rows):
+    for i, r in enumerate(rows, start=1):
         key = ast.literal_eval(r[key_column])
         found = options(r[question_column])
         if list(found) != list(key):

@@ -142,7 +142,7 @@ def load_items(part: Part, settings: Mapping | None = None) -> tuple[list[dict],
     source = source_file(part, settings)
     rows, provenance = load_rows(source, settings)
     items = []
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, start=1):  # rows counted from 1, as data/sources.py counts them
         checked = check_row(row, part)
         if len(checked) == 2:
             field, problem = checked
