@@ -29,7 +29,7 @@ def test_a_bad_answer_key_is_one_line_before_the_model_loads(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     lines = [line.strip() for line in proc.stderr.splitlines() if line.strip().startswith("1. data [")]
     assert lines == [
-        f"1. data [masal_contextual]: {path}: row 0: field 'Answer Key' has role 'Literal', expected one of "
+        f"1. data [masal_contextual]: {path}: row 1: field 'Answer Key' has role 'Literal', expected one of "
         "['Correct', 'Literal Trap', 'Plausible but Wrong', 'Irrelevant']"
     ]
 

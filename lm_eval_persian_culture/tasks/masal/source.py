@@ -142,11 +142,11 @@ def load_items(part: Part, settings: Mapping | None = None) -> tuple[list[dict],
     source = source_file(part, settings)
     rows, provenance = load_rows(source, settings)
     items = []
-    for i, row in enumerate(rows, start=1):  # rows counted from 1, as data/sources.py counts them
+    for i, row in enumerate(rows):
         checked = check_row(row, part)
-        if len(checked) == 2:
+        if len(checked) == 2:  # rows counted from 1 in messages, as data/sources.py counts them
             field, problem = checked
-            raise DataSchemaError(f"{_origin(source, settings)}: row {i}: field {field!r} {problem}")
+            raise DataSchemaError(f"{_origin(source, settings)}: row {i + 1}: field {field!r} {problem}")
         letters, options, roles = checked
         items.append(
             {
