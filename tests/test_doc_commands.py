@@ -9,8 +9,10 @@ lacks is stood in for, and named:
   for the `vllm` package, and adds `--limit` to runs;
 - the paths the docs use for "your data" and "your model" become the test data dir and the tiny model.
 Commands that cannot run on a CPU machine at all (multi-GPU launchers, `vllm serve`, vLLM data parallel
-over Ray) and the test command itself (which `.ci/run` runs: tests/test_readme.py) are listed in
-NOT_RUN_HERE, each with why and where its path is tested; a command matched by nothing there runs.
+over Ray), the test command itself (which `.ci/run` runs: tests/test_readme.py) and two commands another test
+runs as written (the served replicas, `lm_eval ls tasks`) are listed in NOT_RUN_HERE, each with why and where
+its path is tested; a command matched by nothing there runs. Runs get `--limit 1`: the commands are checked,
+not the benchmarks (their own tests do that).
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ NOT_RUN_HERE = [
      "lm-eval's own HF backend option; the pack adds nothing to it"),
     (r"^accelerate launch ", "a multi-GPU launch", "tests/multiproc/test_launches.py: the same loop, 2 CPU processes"),
     (r"^torchrun ", "a multi-GPU launch", "tests/multiproc/test_launches.py: the same loop, 2 CPU processes"),
+    (r"^lm_eval ls tasks$", "run as written elsewhere, output checked (lm-eval indexes its 14.7k tasks: ~15 s)",
+     "tests/test_discovery.py::test_plain_lm_eval_ls_lists_pack_tasks_among_builtins"),
     (r"--model local-completions ", "loglikelihood from a served model needs prompt logprobs (llama.cpp's server)",
      "tests/test_served_models.py: the pre-flight's tokenizer check with these arguments; lm-eval's own API tests"),
     (r"model=my-model,base_url=http://127\.0\.0\.1:8000/v1/chat/completions,num_concurrent=64",
@@ -158,7 +162,7 @@ def test_page_commands_run_as_written(page, stand_ins, tmp_path):
             "PATH": f"{stand_ins['BIN']}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
             "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
             "DOC_SHIM_TINY_MODEL": stand_ins["MODEL"], "DOC_SHIM_SERVER_URL": server.base_url,
-            "DOC_SHIM_LOG": str(log), "DOC_SHIM_SITE": str(tmp_path / "stand-in-site"),
+            "DOC_SHIM_LOG": str(log), "DOC_SHIM_SITE": str(tmp_path / "stand-in-site"), "DOC_SHIM_LIMIT": "1",
             "PERSIAN_CULTURE_DATA_DIR": stand_ins["DATA"], "PERSIAN_CULTURE_EMBEDDING_MODEL": stand_ins["EMBED"],
             "PERSIAN_CULTURE_JUDGE_CACHE": str(tmp_path / "judge-cache"),
             "OPENAI_API_KEY": "sk-doc-commands-test-not-a-key",
